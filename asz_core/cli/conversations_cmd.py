@@ -196,8 +196,8 @@ def conversations(
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
     filters = make_filters(cmd, project, since, until, model, dialect, zone, r)
     _check_order(cmd, sort, limit)
-    from ..view.document import list_conversations
-    from .view_cmd import config_prices
+    from ..view.rows import list_conversations
+    from .configured import config_prices
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
     ids = list_conversations(r)
@@ -295,11 +295,13 @@ def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown, c
     window cannot place (no times, trial 7; those with no record holding a time yet apart: trial 27b F6). A call of
     ``rows`` whose usage no real model reaches is said on stderr now, ``cmd`` first (:mod:`~asz_core.cli.usage_beyond`)."""
     from .usage_beyond import say_beyond
-    from .view_cmd import no_document_hint
 
     say_beyond(cmd, r, rows, list(hide), shown)
+    unread = [row for row in rows if row.get("problem")]
+    if unread:  # asz conversation's hint (its module loads the document's): only for a row that does not read
+        from .view_cmd import no_document_hint
 
-    unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in rows if row.get("problem")]
+        unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in unread]
     listed = {row["id"] for row in rows}
     unread.append(unjudged_line([x for x in filters.unjudged if x["id"] in listed], project, model, shown=shown))
     return [x for x in unread if x] + staged_notes(r), [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # 27b F6; 28c F3

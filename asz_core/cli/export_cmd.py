@@ -95,8 +95,8 @@ class Prose:
     @functools.cached_property
     def table(self):
         """The table of ``config`` (asz.yaml's ``prices`` on the shipped one) every cost of the export is priced by, as
-        ``asz conversation`` and ``asz ls`` price them; read once; exit 2 on a bad file (:func:`~.view_cmd.config_prices`)."""
-        from .view_cmd import config_prices
+        ``asz conversation`` and ``asz ls`` price them; read once; exit 2 on a bad file (:func:`~.configured.config_prices`)."""
+        from .configured import config_prices
 
         return config_prices(self.config, "asz export")
 
@@ -515,7 +515,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
     quiet = not (rows or filters.unplaced) and _quiet_day(out, fmt, project, instance, given)
     _no_match(r, bool(rows or filters.unplaced) or quiet, project, since, until, instance)  # as an unknown id (trial 15, F7)
     if quiet:
-        from ..view.document import list_conversations
+        from ..view.rows import list_conversations
 
         typer.echo(f"asz export: quiet: no conversation has a record in --since {since or '(none)'} --until "
                    f"{until or '(none)'} (of {len(list_conversations(r))} in {r}); an empty set is written to {out}, "
@@ -558,7 +558,7 @@ def _no_match(r: Path, matched: bool, project: str, since: str, until: str, inst
     --project P (of N in ROOT; asz ls lists them); nothing written``."""
     if matched:
         return
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
 
     raise no_match("export", r, {"--project": project, "--since": since, "--until": until, "--instance": instance}, len(list_conversations(r)),
                    "; nothing written")

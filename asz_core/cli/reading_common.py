@@ -272,7 +272,7 @@ def fit_cells(text: str, width: int, align: str = "<") -> str:
     from rich.cells import cell_len
 
     from ..reading.termtext import cell_visible, plain
-    from ..view.summary import inside_word
+    from ..view.rows import inside_word
 
     text = cell_visible(" ".join(plain(str(text)).split()))
     if len(text) > 4 * width:

@@ -174,7 +174,7 @@ def _sent_by(r: Path, instance: str, empty) -> list[str] | str:
     if not instance:
         return ""
     from ..reading.search_hits import sent_by
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
 
     kept = sent_by(r, instance)
     if not kept:

@@ -30,7 +30,7 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
     from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, SearchError, index_path, update_index
     from ..reading.search_place import elsewhere, index_file, rebuilt_line, remove_index, unwritable
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
 
     ids: list[str] = []
     try:

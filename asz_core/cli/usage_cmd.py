@@ -86,7 +86,7 @@ def usage(
     Filters. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
     from ..view.usage_report import KEYS, in_report, report
     from .conversations_cmd import say_state_files
     from .usage_tools import tools_command

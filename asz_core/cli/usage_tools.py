@@ -100,7 +100,7 @@ def read_tools(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     filters keep none; Ctrl-C: exit 130, said."""
     from ..reading.ids import IdError, conversation_id
     from ..reading.listing import Filters
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
     from .conversations_cmd import listed_rows, with_senders
     from .reading_common import fail_id, no_match
 
@@ -139,7 +139,7 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     (``(--format, --json, --sort, --out)``) asks (table, json, csv, md), to the --out file when given. A conversation
     that does not verify is held back (in no figure, named on stderr; exit 1), as ``asz usage`` holds back its calls."""
     from ..reading.ids import shown_names
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
     from .usage_out import written
 
     form, as_json, sort, out = how

@@ -231,7 +231,7 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
         row = (page[2] or {}).pop(f.get("conversation"), None)  # its index row, once (a --split copy's first part)
         if root is not None and row is not None and not wrong:
             if table is None:
-                from .view_cmd import config_prices
+                from .configured import config_prices
 
                 table = config_prices(config, "asz verify")
             off = _row_figures(root, str((body.get("index") or {}).get("file")), row, m, docs, table)

@@ -295,8 +295,8 @@ def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path])
     """:func:`asz_core.reading.figures.check_figures` under a progress bar (a terminal only); Ctrl-C exits 130."""
     from ..reading.progress import Bar
     from ..reading.figures import check_figures
-    from ..view.document import list_conversations
-    from .view_cmd import config_prices
+    from ..view.rows import list_conversations
+    from .configured import config_prices
 
     prices = config_prices(config, "asz verify")
     bar = Bar("figures", 1 if target else len(list_conversations(Path(where))), unit="conversation(s)")

@@ -17,6 +17,7 @@ from ..reading.ids import near_ids
 from ..sessiondata.codec import encode_record
 from ..termsafe import one_line, shell_word
 from ..view import ViewError, build_view, list_conversations, to_json, to_yaml
+from .configured import config_prices, configuration as _configuration
 from .conversation_summary import conversation_summary
 
 
@@ -30,26 +31,6 @@ def _root(root: Optional[Path], config: Optional[Path]) -> Path:
     except ConfigError as exc:
         typer.echo(f"asz: {exc}", err=True)
         raise typer.Exit(2)
-
-
-def config_prices(config: Optional[Path], cmd: str):
-    """The price table with ``asz.yaml``'s ``prices`` applied (the file ``--config`` names, else ./asz.yaml), its
-    ``config_name`` that file as given; exit 2 on a bad file."""
-    from ..view.prices import price_table
-
-    return price_table(_configuration(config, cmd).prices, config)
-
-
-def _configuration(config: Optional[Path], cmd: str):
-    """``asz.yaml`` read (the file ``--config`` names, else ./asz.yaml); exit 2 on a bad file, said as ``CMD: why``."""
-    from ..config import ConfigError, load_config
-
-    try:
-        return load_config(config)
-    except ConfigError as exc:
-        typer.echo(f"{cmd}: {exc}", err=True)
-        raise typer.Exit(2)
-
 
 
 def _landed_session(root: Path, given: str) -> str:

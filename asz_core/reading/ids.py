@@ -14,7 +14,7 @@ from typing import Callable, Iterable
 
 from ..storage.ids import MATCHES_SHOWN, SHOWN_AT_LEAST, AmbiguousId, IdError, UnknownId, resolve, shown_names, unique_prefixes
 from ..storage.layout import session_dirs
-from ..view.document import list_conversations
+from ..view.rows import list_conversations
 
 __all__ = ["IdError", "near_ids", "AmbiguousId", "UnknownId", "resolve", "conversation_id", "session_id", "MATCHES_SHOWN",
            "SHOWN_AT_LEAST", "unique_prefixes", "shown_conversation_ids", "conversation_names",

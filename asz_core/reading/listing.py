@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from ..storage.layout import removed_count, session_listing
-from ..view.document import ViewError, build_summary, list_conversations
+from ..view.view_error import ViewError
 from ..view.match import TimeError, parse_time
 from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, blind_to, calls_figure, cost_value,
                                 duration_ms, model_names, newest_first, sorted_rows, talks_figure, total_tokens)
-from ..view.rows import document_row, header_row, read_head, usage_unrecorded
+from ..view.rows import document_row, header_row, list_conversations, read_head, usage_unrecorded
 from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import HOUR_OVER_SAID, NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, REPLAYS_SAID, REPLAYS_WHY, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
@@ -214,7 +214,7 @@ def conversation_rows(root: str | os.PathLike, hide: Sequence[str] = (), filters
     from .row_cache import RowCache, fingerprint
 
     f = filters or Filters()
-    from ..view.chain import in_as_of
+    from ..view.as_of import in_as_of
 
     rc = RowCache(Path(root)) if cache and not in_as_of() else None  # the kept rows are the heads'
     try:
@@ -346,11 +346,14 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
     conversation with no usable round (its row then has state ``unreadable``). ``head``: its newest round
     (:func:`~asz_core.view.rows.read_head`). ``build``: :func:`~asz_core.view.document.build_summary` (the default) or
     what stands for it (:meth:`~asz_core.reading.kept_whole.Whole.build`: a whole build, the same four values)."""
+    if build is None:  # imported here: a listing the cache answers never builds a document
+        from ..view.document import build_summary as build
+
     header = head.header if head else None
     session = (header or {}).get("session") or cid
     summary = None
     try:
-        doc, places, calls, problems = (build or build_summary)(root, cid, hide=hide, prices=prices)
+        doc, places, calls, problems = build(root, cid, hide=hide, prices=prices)
         row = document_row(doc, header)
         session = doc["sessions"][0] if doc.get("sessions") else cid
         summary = (places, calls, doc["summary"]["state"], problems)

@@ -81,8 +81,7 @@ from ..sessiondata.times import parse_instant
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
 from .doc_order import arrival_ordered, document_order, in_document_order
-from .export import LOST, build, part_marker
-from .export_steps import UNREAD_MARK, UNREAD_THINKING, thinking_note
+from .export_steps import LOST, UNREAD_MARK, UNREAD_THINKING, part_marker, thinking_note
 from .landed_check import chain_problem
 from .prose_replays import Replays
 from .search_hits import person_typed
@@ -566,6 +565,7 @@ def _built(root: Path, conversation: str, hide: Sequence[str], evidence: Optiona
     """The asz.view document of ``conversation`` (:func:`~asz_core.reading.export.build`), its manifest entry put in
     ``evidence`` under its id when given."""
     if evidence is None:
+        from .export import build  # here: a search of a kept index reads no document, nor the export's modules
         return build(root, conversation, hide)
     from .export_title import built_evidence
 

@@ -63,7 +63,7 @@ from ..sessiondata.model import WITHHOLDABLE
 from ..sessiondata.times import parse_instant
 from ..storage.layout import CONVERSATIONS, landed_files, removed_count
 from ..storage.twice_list import counted_there
-from ..view.document import list_conversations
+from ..view.rows import list_conversations
 from ..view.rows import read_head
 from ..view.secret_forms import shown_snippet, shown_title
 from ..view.links import links_of

@@ -48,7 +48,7 @@ from typing import Sequence
 
 import sqlite3
 
-from ..view.document import list_conversations
+from ..view.rows import list_conversations
 from .listing import Filters, TimeError
 from ..view.match import time_window
 from .search import COUNT_LIMIT, QueryError, SearchError, index_path, iter_kinds, other_indexes_note, replaced_note, search, update_index

@@ -39,7 +39,6 @@ from ..storage.filekey import stat_key
 from ..storage.layout import holding_dirs, open_index_file, parse_landed_name, rounds_dir
 from ..view.rows import newest_round, read_head
 from .listing import Filters
-from .prose import missing_landed
 from .search_hits import conv_where
 
 __all__ = ["GAP_SCHEMA", "UNREAD", "readable_again", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
@@ -157,6 +156,8 @@ def missing_files(root: Path, session: str, through: int) -> list[tuple[str, str
     the root: the file is the one the session index names for that seq (relative to the root), else the session's
     folder; the problem in the words ``asz export`` and the document use (``landed file seq N of session S is
     missing``)."""
+    from .prose import missing_landed  # here: the prose reader (and the export's modules it loads) for an update alone
+
     lost = dict(missing_landed(root, session, through))
     if not lost:
         return []

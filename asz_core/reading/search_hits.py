@@ -545,7 +545,7 @@ def sent_by(root: Path, instance: str) -> list[str]:
     keeps them: what ``asz search --instance`` and ``/api/search?instance=`` search (trial 30a F6); [] in a root no
     receiver landed."""
     from ..storage.senders import RECEIVED, sender_matches, settled_senders
-    from ..view.document import list_conversations
+    from ..view.rows import list_conversations
     from ..view.rows import head_session
 
     if not (root / RECEIVED).is_dir():

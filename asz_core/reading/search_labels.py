@@ -8,7 +8,7 @@ from pathlib import Path
 import orjson
 
 from ..sessiondata.model import WITHHOLDABLE
-from ..view.document import title_withheld
+from ..view.session_records import title_withheld
 from ..view.session_records import title_words
 from .search_hits import LABEL_PART, given_label, label_index
 from .search_meta import Meta

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
 
 from ..sessiondata.times import parse_instant
-from ..view.document import list_conversations
+from ..view.rows import list_conversations
 from ..view.tool_tallies import mcp_server
 
 #: The failure classes of an execution record (docs/claude-code-hooks.md, "How a call failed"), then

@@ -28,8 +28,6 @@ from ..sessiondata.reader import SDError
 from ..storage.layout import session_dirs, session_listing
 from ..verify.clean import CALL_NAME
 from ..verify.report import Problem, Section
-from .arguments_check import HELD_DIFFER, NO_EXECUTION, NO_RESULT, TRANSCRIPT_CHECKS, hold_all, observation_entries
-from .execution_words import call_named, outcome_said
 
 __all__ = ["ARGUMENTS_DIFFER", "arguments_section"]
 
@@ -83,7 +81,8 @@ def arguments_section(root: str | os.PathLike, only: str | None = None, named: C
     notes: list[str] = []
     holding = _holding_executions(root, seen.listed if seen is not None else {})
     if not holding:  # a root of transcripts alone: no conversation's head is read (one listing per session)
-        return None
+        return None  # nor are the modules that hold an execution record against its call (issue 22, the start)
+    from .arguments_check import TRANSCRIPT_CHECKS
     heads = seen.heads if seen is not None else {}
     for cid in list_conversations(root):
         header = _head_header(root, cid, heads)
@@ -167,6 +166,8 @@ def conversation_checks(root: Path, listed: list, through_seq: int, named: Colle
     :func:`~asz_core.view.arguments_check.hold_all`): the lines naming the entries' calls are read only as far as
     their calls and results, and apart from them every line holding an MCP call's name (:data:`MCP_NAME`), of each
     file but those in ``unheld`` (issue 22, session 34). Raises OSError when a file cannot be read."""
+    from .arguments_check import hold_all, observation_entries
+
     landed = [(ln, path) for ln, path in listed if ln.seq <= through_seq]
     parts: list[tuple[int, int, int, dict]] = []
     files: dict[int, str] = {}
@@ -361,6 +362,8 @@ def _warning(root: Path, session: str, e: dict, check: dict, files: dict[int, st
 
 def _summary(counts: dict, other: dict) -> str:
     """The section's two ``checked`` lines (:func:`arguments_section`; the second: trial 30c F2, F3, 33b F1)."""
+    from .arguments_check import NO_EXECUTION, NO_RESULT
+
     n = sum(counts.values())
     return (f"checked {n} tool execution record(s) against the transcript's input: agree {counts['agree']}, differ "
             f"{counts['differ']}, not compared {counts['cannot_compare']}\n"
@@ -378,6 +381,9 @@ def _one_side(root: Path, session: str, entries: list[dict], files: dict[int, st
     call part's place by id), a ``note:`` for each MCP call of the transcript no execution record covers
     (``unrecorded``, :func:`~asz_core.view.arguments_check.unrecorded_calls`: a fact, not damage), each naming the
     call part's file and line."""
+    from .arguments_check import NO_EXECUTION, NO_RESULT
+    from .execution_words import call_named, outcome_said
+
     for e in entries:
         if e.get("tool") in ended:
             other["no_result"] += 1
@@ -421,6 +427,7 @@ def _held_warning(root: Path, session: str, e: dict, what: str, check: dict, fil
     """The warning of one entry ``e`` whose ``what`` check (``name``, ``outcome``, ``result``) differs
     (:func:`arguments_section`; trial 30c F3): ``<file>:<line>: outcome differs [arguments]: session S, execution
     record row R, tool call T NAME: <what differs, as the exports say it> (asz conversation S says which)``."""
+    from .arguments_check import HELD_DIFFER
     from .execution_words import call_named, held_said
 
     path, at, row = _where(root, session, e, files)

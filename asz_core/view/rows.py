@@ -45,7 +45,12 @@ from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
 from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir
 
-__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "head_session", "header_row", "document_row"]
+__all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "head_session", "header_row", "document_row", "inside_word", "REMOVED"]
+
+#: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
+#: named it is not in the skeletons (seed 000, Skeletons), and no derived file may keep it (issue 21). Here, not in
+#: :mod:`asz_core.view.summary` (which re-exports it), so ``asz usage`` names it without the document's modules.
+REMOVED = "(removed by retention)"
 
 #: Keys of a ``/api/conversations`` row, in order (origin-digest §8.3; ``state`` added when known).
 ROW_KEYS = (
@@ -306,3 +311,14 @@ def counted_keys(summary: dict) -> dict:
         if not out["usage_recorded"] and isinstance(summary.get("usage"), dict):  # nothing recorded is not 0 tokens
             out["usage"] = dict.fromkeys(summary["usage"])  # every key kept, each null, as asz usage --json gives them
     return out
+
+
+def inside_word(before: str, after: str) -> bool:
+    """True when a cut between the characters ``before`` and ``after`` falls inside a word of a script that spaces its
+    words (both letters or digits, neither East Asian wide: Chinese and Japanese text has no spaces to end on). A
+    title's cut (:func:`~asz_core.view.summary.shorten`, which re-exports it) and a table cell's
+    (:func:`~asz_core.cli.reading_common.fit_cells`); here, in a light module the title fingerprint hashes
+    (:data:`~asz_core.view.summary_cache.TITLE_CODE`), so a table is cut without the document's modules (issue 22)."""
+    import unicodedata
+
+    return all(c.isalnum() and unicodedata.east_asian_width(c) not in "WF" for c in (before, after))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter
 from contextvars import ContextVar
 from operator import attrgetter
@@ -12,6 +11,7 @@ import msgspec
 
 from .arguments_check import execution_keys
 from .kinds import STEP_KINDS, WHITESPACE
+from .rows import REMOVED, inside_word  # noqa: F401  (public here too)
 from .session_records import header_time, title_unread, title_withheld
 from .lists import ListView
 from .prices import PriceTable, cost_of
@@ -36,9 +36,6 @@ NOT_VERIFIED = "(no verified title)"
 #: earlier conversation did, which names this one no better; it is said, not :data:`NO_PROMPT` (fix46c; field report 35's
 #: shape; an export of render 29 or before is made again with ``(no prompt)``, :data:`~asz_core.view.titles.COMPACTION_UNSAID`).
 COMPACTION_ONLY = "(compaction summary, no prompt)"
-#: What a list shows for a title or project retention took away: the text (the prompt, the record's ``cwd``) that
-#: named it is not in the skeletons (seed 000, Skeletons), and no derived file may keep it (issue 21).
-REMOVED = "(removed by retention)"
 #: A title taken from a talk's label is cut to this many characters (whitespace runs count as one space).
 TITLE_LIMIT = 100
 #: A talk's heading in an export (Markdown, HTML) is cut to this many characters, the ``…`` included.
@@ -62,12 +59,6 @@ def short_title(label: str, dialect: str = "", limit: int = TITLE_LIMIT) -> str:
 
 #: How far back from the limit a cut looks for a space to end on (characters); a longer word is cut inside.
 WORD_BACK = 20
-
-
-def inside_word(before: str, after: str) -> bool:
-    """True when a cut between the characters ``before`` and ``after`` falls inside a word of a script that spaces its
-    words (both letters or digits, neither East Asian wide: Chinese and Japanese text has no spaces to end on)."""
-    return all(c.isalnum() and unicodedata.east_asian_width(c) not in "WF" for c in (before, after))
 
 
 def shorten(text: str, limit: int, back: int = WORD_BACK) -> str:

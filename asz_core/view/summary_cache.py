@@ -452,14 +452,14 @@ def conversation_summary(root: str | os.PathLike, conversation: str, session: st
     and stored. Raises :class:`~asz_core.view.document.ViewError` for a
     conversation with no usable round.
     """
-    from .document import conversation_checked
-
     hide = list(hide)
     if store is not None:
         fp = fp if fp is not None else fingerprint(root, conversation, session)
         got = stored_summary(store, conversation, hide, fp)
         if got is not None:
             return got
+    from .document import conversation_checked  # here: an entry kept answers without the document's modules
+
     places, calls, state, problems = conversation_checked(root, conversation, hide=hide)
     got = ConversationSummary(places, tuple(calls), state, tuple(problems))
     if store is not None and fp is not None:

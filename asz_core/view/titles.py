@@ -31,7 +31,6 @@ from typing import Any, Callable, Sequence
 
 from ..flow.index import SET_ASIDE_KINDS
 from ..storage.layout import session_listing
-from .secret_forms import shown_title
 
 __all__ = ["BLOCK_KINDS", "BLOCK_STEPS", "OUTPUT_KINDS", "NO_ANSWER", "SHORT_FORM_KINDS", "ask_adapter", "LandedTitles", "PromptTitle", "RuntimeTitle", "call_gist", "child_label", "child_prompt", "CONTINUED_SHORT", "CONTINUED_UNMARKED", "COMPACTION_UNSAID", "CHILD_LABEL_FIRST", "continued_title", "copy_marked", "dialect_of", "given_title", "label_for_record", "landed_title", "named_for",
            "talk_headings", "step_blocks", "prompt_blocks", "prompt_names_work", "prompt_text", "subagent_title", "too_large_title", "lost_prompt_title"]
@@ -501,6 +500,8 @@ class LandedTitles:
         typed prompt (a record flagged ``external_input``) of the main stream, else of any stream, in landed order,
         that names work, else the first of them (:class:`PromptTitle`), shortened as a talk's label is, else ''. A title found in a withheld record, and a prompt carrying a withheld
         flag, name nothing. Its credentials are masked (:func:`~asz_core.view.secret_forms.shown_title`)."""
+        from .secret_forms import shown_title  # here, not at the top: a reader that only lists never masks a title
+
         sess = self.sess
         if any(hide) and any(seq <= through_seq for seq in sess.unreadable):  # a withheld record may hold it there
             return ""

@@ -62,11 +62,11 @@ import attrs
 from ..sessiondata.spelling import nfc, project_forms, project_key
 from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
-from .document import ViewError, list_conversations
-from .rows import read_head, usage_unrecorded
+from .rows import list_conversations
+from .view_error import ViewError
+from .rows import REMOVED, read_head, usage_unrecorded
 from .usage_keys import incomplete_calls, incomplete_sum
 from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, session_senders, unsent_label
-from .summary import REMOVED
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .match import NO_PROJECT
@@ -151,7 +151,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     out: list[Counted] = []
     problems: list[str] = []
     hide = list(hide)
-    from .chain import in_as_of
+    from .as_of import in_as_of
 
     store = SummaryStore(root) if cache and not in_as_of() else None  # the kept summaries are the heads'
     try:

@@ -108,11 +108,13 @@ print("LOADED:" + ",".join(m for m in {names!r} if m in sys.modules), "EXIT:" + 
 def test_verifying_a_whole_root_loads_no_collector(corpus_collected):
     """A whole check of the parsed corpus (landed files in worker processes, chains, hints) loads neither the collector
     nor the document builder (issue 22: modules the command's start would import for nothing), nor the plugin manager
-    and its adapters (asked for their staging's notes only where the root holds ``_ingest/``: session 30); the worker
+    and its adapters (asked for their staging's notes only where the root holds ``_ingest/``: session 30), nor, in a
+    root with no tool execution record, the modules that hold one against its call (session 47); the worker
     pool of ``asz_core.collect.workers`` is loaded, so the check does look."""
     assert not (corpus_collected / "_ingest").exists()
     names = ("asz_core.collect.collector", "asz_core.collect.report", "asz_core.view.document", "asz_core.plugins.manager",
-             "asz_adapters_claude", "asz_core.collect.workers")
+             "asz_adapters_claude", "asz_core.view.arguments_check", "asz_core.view.execution_words",
+             "asz_core.view.chain", "asz_core.collect.workers")
     p = subprocess.run([sys.executable, "-c", _LOADED.format(root=str(corpus_collected), names=names)], capture_output=True,
                        text=True, cwd=REPO, timeout=300)
     assert p.stdout.strip().splitlines()[-1] == "LOADED:asz_core.collect.workers EXIT:0", p.stdout + p.stderr

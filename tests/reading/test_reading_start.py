@@ -1,0 +1,48 @@
+"""What ``asz ls``, ``asz usage`` and ``asz search`` import when their root's kept rows, summaries and search index
+answer (issue 22, each command's start: a command imports what it uses). The second run of each over a copy of the
+parsed corpus builds no document, so it loads neither the document builder nor the chain reader, the document's
+summary, the prose and export readers or ``asz conversation``'s command module; each module named here cost the
+start of all three before session 47 (``asz_core.view.document`` and what it imports: some 50 ms of CPU a start).
+Which modules a run loaded is read from ``sys.modules`` in a fresh process; no timing here (bench/command_start.py
+measures the starts)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+
+#: Loaded by a start before session 47, not by a run its root's kept data answers.
+NOT_LOADED = ("asz_core.view.document", "asz_core.view.chain", "asz_core.view.summary", "asz_core.view.lists",
+              "asz_core.reading.export", "asz_core.reading.prose", "asz_core.cli.view_cmd", "asz_core.view.render")
+
+_LOADED = """
+import sys
+sys.argv = ["asz", *{args!r}]
+from asz_core.cli.entry import _dispatch
+try:
+    _dispatch(sys.argv[1], "")
+except SystemExit as exc:
+    code = exc.code
+print("LOADED:" + ",".join(m for m in {names!r} if m in sys.modules), "EXIT:" + str(code))
+"""
+
+
+def _loaded(args: list[str]) -> str:
+    p = subprocess.run([sys.executable, "-c", _LOADED.format(args=args, names=NOT_LOADED)], capture_output=True,
+                       text=True, cwd=REPO, timeout=300)
+    return p.stdout.strip().splitlines()[-1] if p.stdout.strip() else p.stderr
+
+
+@pytest.mark.parametrize("args", [["ls"], ["usage"], ["usage", "daily", "--json"], ["search", "the"],
+                                  ["conversations", "--json"]])
+def test_a_reading_its_kept_data_answers_loads_no_document(corpus_copy, args):
+    root = corpus_copy()
+    first = subprocess.run([sys.executable, "-m", "asz_core.cli.entry", *args, "--root", str(root)], capture_output=True,
+                           text=True, cwd=REPO, timeout=300)
+    assert first.returncode == 0, first.stderr  # rows, summaries and the search index kept
+    assert _loaded([*args, "--root", str(root)]) == "LOADED: EXIT:0"
