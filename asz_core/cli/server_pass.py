@@ -117,30 +117,32 @@ def words(stage: str, done: int, of: int | None = None) -> str:
 FIRST_MOST = 16
 
 
-def read_first(collectors: list, root: Path, cfg: Config, changed: list[str], tell: Callable) -> tuple:
-    """Land and parse, before the pass's sweep of every source, the sessions of ``changed`` (the files the server saw
+def read_first(landing, root: Path, cfg: Config, changed: list[str], tell: Callable) -> tuple[list[str], int, list[str], int]:
+    """Land and parse, before the rest of the pass's sessions, the sessions of ``changed`` (the files the server saw
     change: :meth:`~asz_core.cli.server_follow.SourceWatch.changed_since`), in this process, so the page shows an
     appended line without waiting for every other session's look, its list row and the search index (session 46:
-    at load 20 a pass over 202 sessions took 10-20 s, the appended session parsed 3-8 s into it). Returns the
-    :class:`~asz_core.collect.Counters` of that landing (None when nothing was read first), the rounds written and
-    the conversations they were written for. Never raises but KeyboardInterrupt: the sweep then does it all."""
-    from ..collect.collector import run_passes
+    at load 20 a pass over 202 sessions took 10-20 s, the appended session parsed 3-8 s into it). ``landing``: the
+    pass's :class:`~asz_core.collect.collector.PassParts` (its one discovery; what lands here is counted in it and not
+    landed again by the rest of the pass). Returns the sessions parsed here (the pass's parse leaves them: their
+    problems are said here, once), the rounds written, the conversations they were written for, and the ``error:``
+    lines said (:func:`~asz_core.collect.report.parse_error_lines`, counted in the pass's ``errors`` by the caller)."""
+    from ..collect.report import parse_error_lines
     from ..flow.parse import parse_root
 
     if not changed or len(changed) > FIRST_MOST or not root.is_dir():
-        return None, 0, []
+        return [], 0, [], 0
+    sessions = landing.land(only=changed)
+    if landing.c.full or not sessions:
+        return [], 0, [], 0
     try:
-        first = run_passes(collectors, only=changed)
-        if first.full or not first.only_sessions:
-            return first, 0, []
-        report = parse_root(root, first.only_sessions, max_round_bytes=cfg.max_round_bytes, changed_only=True,
+        report = parse_root(root, sessions, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, changed_only=True,
                             keep_rounds=False)
-    except Exception as exc:  # the sweep that follows lands and parses them, and says what fails
-        print(f"note: the changed sessions were not read first: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return None, 0, []
+    except Exception as exc:  # the pass's parse parses them, and says what fails
+        print(f"note: the changed sessions were not parsed first: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return [], 0, [], 0
     written = [o.conversation for o in report.outcomes if o.rounds and o.conversation]
-    tell(words("first", len(first.only_sessions), len(first.only_sessions)), True)
-    return first, report.rounds, written
+    tell(words("first", len(sessions), len(sessions)), True)
+    return sessions, report.rounds, written, len(parse_error_lines(report, root))
 
 
 def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable[[str], None] | None = None,
@@ -154,8 +156,8 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
     ``last_pass``). ``say(words)``, when given, hears how far it got (:func:`words`).
     ``cfg``: the loaded :class:`~asz_core.config.Config` (its ``max_round_bytes`` bounds a round). ``changed``: the
     files the server saw change since the last pass started, whose sessions are landed and parsed first
-    (:func:`read_first`)."""
-    from ..collect.collector import Counters, run_passes
+    (:func:`read_first`), after the pass's one discovery and before its other sessions."""
+    from ..collect.collector import Counters, PassParts
     from ..collect.report import parse_error_lines
     from ..flow.parse import parse_root
     from ..reading.search import refresh
@@ -163,9 +165,12 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
 
     tell = _Say(say)
     total = Counters()
-    first, rounds, written = read_first(collectors, root, cfg, list(changed), tell)
+    first, rounds, written, said = [], 0, [], 0
     try:
-        total = run_passes(collectors, on_session=lambda s, done, n: tell(words("land", done, n), done == n))
+        landing = PassParts(collectors)
+        first, rounds, written, said = read_first(landing, root, cfg, list(changed), tell)
+        landing.land(on_session=lambda s, done, n: tell(words("land", done, n), done == n))
+        total = landing.end()
     except OSError as exc:
         print(f"error: {root}: {exc.strerror or exc}", file=sys.stderr)
         total.errors += 1
@@ -173,9 +178,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         for report in {id(col.report): col.report for col in collectors}.values():
             if hasattr(report, "gone_said"):
                 report.gone_said()
-    if first is not None:  # what the sweep found settled was landed by the first reading
-        for k in ("landed", "records", "bytes", "shrunk"):
-            setattr(total, k, getattr(total, k) + getattr(first, k))
+    total.errors += said  # the parse errors of the sessions read first, said there
     if root.is_dir() and not total.full:  # a full file system (said once by the landing): all waits for the next pass
         parsed = [0]
 
@@ -186,7 +189,7 @@ def run_pass(collectors: list, root: Path, cfg: Config, jobs: int, say: Callable
         tell(words("parse", 0), True)
         try:
             report = parse_root(root, max_round_bytes=cfg.max_round_bytes, err=sys.stderr, jobs=jobs, changed_only=True,
-                                keep_rounds=False, step=step)
+                                keep_rounds=False, step=step, parsed=first)
             rounds += report.rounds
             total.errors += len(parse_error_lines(report, root))  # each an error: line, as asz collect counts them
             written += [o.conversation for o in report.outcomes

@@ -40,10 +40,8 @@ and to the :class:`Counters`.
 
 from __future__ import annotations
 
-import io
 import os
 import time
-from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
 
@@ -74,7 +72,7 @@ from ..storage.session_list import LIST_REMADE, MADE_LATE, SESSION_LIST, kept_by
 from ..storage.torn import TORN_AFTER_NS
 
 __all__ = ["Counters", "CollectOptions", "Report", "Collector", "MAX_WINDOWS", "SUMMARY_KEYS", "OBSERVER_KINDS",
-           "landing_rank", "run_passes", "land_session", "LandInterrupted", "anew_command"]
+           "landing_rank", "run_passes", "PassParts", "land_session", "LandInterrupted", "anew_command"]
 
 #: Windows read per source per pass before the rest is left pending (origin-digest §2.2 step 8).
 MAX_WINDOWS = 65
@@ -326,8 +324,7 @@ class LandInterrupted(KeyboardInterrupt):
         self.total = total
 
 
-def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None,
-               only: Iterable[str] | None = None) -> Counters:
+def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, int], None] | None = None) -> Counters:
     """One pass of several collectors into one storage root, session by session; returns their counters added.
 
     Every collector discovers first. Then each session any of them found is
@@ -343,105 +340,116 @@ def run_passes(collectors: Sequence[Collector], on_session: Callable[[str, int, 
     each session. Raises ValueError when the collectors do not share one
     storage root; never raises for a source, session or discovery problem.
     Ctrl-C while sessions land raises :class:`LandInterrupted`, counting them.
-    ``only`` (paths): land just the sessions one of whose sources is one of these files (``asz server``'s changed
-    files, read before its sweep: :func:`asz_core.cli.server_pass.run_pass`), their directories' names in the
-    counters' ``only_sessions``; no other session is checked, so nothing is found gone or unlooked at.
+    The same as :class:`PassParts`' :meth:`~PassParts.land` of every session, then its :meth:`~PassParts.end`.
     """
-    cols = list(collectors)
-    c = Counters()
-    if not cols:
+    one = PassParts(collectors)
+    one.land(on_session)
+    return one.end()
+
+
+class PassParts:
+    """One pass of :func:`run_passes`, its sessions landed in parts: discovered once as it is made (counted in
+    :attr:`c`), then each :meth:`land` lands the sessions given (or all those left), each session once in the pass,
+    then :meth:`end` checks the sessions no collector discovered and records the sessions landed. ``asz server`` lands
+    first the sessions of the files it saw change and parses them, then the rest (:func:`asz_core.cli.server_pass.
+    run_pass`): one discovery, so what it tells is said once and every error counted once (session 46 discovered
+    twice and silenced the first look's words)."""
+
+    def __init__(self, collectors: Sequence[Collector]):
+        self.cols = list(collectors)
+        self.c = Counters()
+        self.work: dict[str, list[tuple[Collector, list[Source]]]] = {}
+        self.discovered: dict[int, set[str] | None] = {}
+        self.total = 0  # the sessions the pass has to collect
+        if not self.cols:
+            return
+        landed_changed()  # a memo of the root's landed files made before this pass is read again (view.named_titles)
+        roots = {os.path.abspath(col.root) for col in self.cols}
+        if len(roots) > 1:
+            raise ValueError(f"collectors of one pass share one storage root, not {', '.join(sorted(roots))}")
+        self.root = root = self.cols[0].root
+        self.report = self.cols[0].report
+        self.fsync = all(col.options.fsync for col in self.cols)
+        if root.is_dir() and not (root / SESSION_LIST).exists():
+            _record_sessions(root, self.report, self.c, self.fsync, before=True)  # a root from before the list: its sessions now
+        full_before(root)  # why a cursor behind its landed files is behind, as its note says (collect/cursor_mend.py)
+        self.work, self.discovered = _discover_all(self.cols, root, self.c)
+        self.c.erased += drop_erased(root, self.work, self.report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
+        self.total = len(self.work)
+
+    def land(self, on_session: Callable[[str, int, int], None] | None = None, only: Iterable[str] | None = None) -> list[str]:
+        """Land the sessions not landed yet this pass; ``only`` (paths): just those one of whose sources is one of
+        these files (compared absolute). Returns their directories' names. ``on_session(session, done, total)`` after
+        each, ``total`` the sessions of this call. Lands nothing once the root's file system was found full."""
+        if not self.cols or self.c.full:
+            return []
+        if only is None:
+            items, self.work = list(self.work.items()), {}
+        else:
+            paths = {os.path.abspath(p) for p in only}
+            items = [(session, parts) for session, parts in self.work.items()
+                     if any(os.path.abspath(s.path) in paths for _, sources in parts for s in sources)]
+            for session, _ in items:
+                del self.work[session]
+        sized(items)  # the progress line's bytes (collect/meter.py)
+        root, c = self.root, self.c
+        names = [session_dir(root, session).name for session, _ in items]
+        jobs = min(max(col.options.jobs for col in self.cols), len(items))
+        parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in self.cols)
+        if parallel and _all_settled(root, items, c, on_session):
+            parallel = False  # a pass with nothing new: counted here, no worker forked
+            items = []
+        if parallel:
+            from .parallel import land_in_processes
+
+            parallel = land_in_processes(root, items, self.cols, jobs, on_session, c)
+        if not parallel:
+            _land_here(root, items, self.report, c, on_session)
+        return names
+
+    def end(self) -> Counters:
+        """The pass's end: each collector checks the sessions it did not discover, says the sources it did not look
+        at, and the sessions landed get their ``_sessions.list`` lines; none of it when the root's file system was
+        found full (said here). Returns the pass's counters."""
+        c = self.c
+        if not self.cols:
+            return c
+        if stopped_full(self.root, self.report, c, self.total):
+            return c  # no sweep, no list lines: they wait for a pass with room (a list line cut short is a verify warning)
+        for i, col in enumerate(self.cols):
+            seen = self.discovered[i]
+            if seen is not None:
+                col._sweep_undiscovered(seen, c)
+        for col in self.cols:
+            say_not_looked(col, c.unread.get(col.adapter.name, 0))  # one note per adapter, never gone= (collect/looked_at.py)
+        if self.root.is_dir():
+            _record_sessions(self.root, self.report, c, self.fsync)  # the sessions this pass (or a crashed one) landed first
         return c
-    landed_changed()  # a memo of the root's landed files made before this pass is read again (view.named_titles)
-    roots = {os.path.abspath(col.root) for col in cols}
-    if len(roots) > 1:
-        raise ValueError(f"collectors of one pass share one storage root, not {', '.join(sorted(roots))}")
-    root = cols[0].root
-    fsync = all(col.options.fsync for col in cols)
-    if root.is_dir() and not (root / SESSION_LIST).exists():
-        _record_sessions(root, cols[0].report, c, fsync, before=True)  # a root from before the list: its sessions now
-    full_before(root)  # why a cursor behind its landed files is behind, as its note says (collect/cursor_mend.py)
-    work, discovered = _discover_all(cols, root, c, quiet=only is not None)
-    if only is not None:
-        work = _only(root, work, only, c)
-    c.erased += drop_erased(root, work, cols[0].report)  # asz erase: a source still on disk is not landed again (collect/erased.py)
-    items = list(work.items())
-    sized(items)  # the progress line's bytes (collect/meter.py)
-    jobs = min(max(col.options.jobs for col in cols), len(items))
-    parallel = jobs > 1 and all(col.adapter.sessions_in_parallel for col in cols)
-    if parallel and _all_settled(root, items, c, on_session):
-        parallel = False  # a pass with nothing new: counted here, no worker forked
-        items = []
-    if parallel:
-        from .parallel import land_in_processes
-
-        parallel = land_in_processes(root, items, cols, jobs, on_session, c)
-    if not parallel:
-        _land_here(root, items, cols[0].report, c, on_session)
-    if stopped_full(root, cols[0].report, c, len(items)):
-        return c  # no sweep, no list lines: they wait for a pass with room (a list line cut short is a verify warning)
-    for i, col in enumerate(cols):
-        seen = discovered[i]
-        if seen is not None and only is None:
-            col._sweep_undiscovered(seen, c)
-    for col in cols:
-        say_not_looked(col, c.unread.get(col.adapter.name, 0))  # one note per adapter, never gone= (collect/looked_at.py)
-    if root.is_dir():
-        _record_sessions(root, cols[0].report, c, fsync)  # the sessions this pass (or a crashed one) landed first
-    return c
 
 
-def _discover_all(cols: list[Collector], root: Path, c: Counters, quiet: bool = False) -> tuple[dict, dict]:
+def _discover_all(cols: list[Collector], root: Path, c: Counters) -> tuple[dict, dict]:
     """Each collector's discovery (counted in ``c``): the work by session (the collectors and sources of each) and the
-    session directories each collector found (None: its discovery failed). ``quiet``: what discovery tells (errors,
-    notes, ``pending=``) is not said, nor marked as told: ``asz server`` reads its changed sessions first
-    (``run_passes(only=…)``) and its sweep discovers again in the same pass and says them once (review46 of 1175aff5:
-    a dangling link's ``error:`` line was said twice in one pass)."""
-    with _hushed(cols) if quiet else nullcontext():
-        work: dict[str, list[tuple[Collector, list[Source]]]] = {}
-        discovered: dict[int, set[str] | None] = {}
-        for i, col in enumerate(cols):
-            sessions = col._discover(c)
-            if sessions is None:
-                discovered[i] = None
+    session directories each collector found (None: its discovery failed)."""
+    work: dict[str, list[tuple[Collector, list[Source]]]] = {}
+    discovered: dict[int, set[str] | None] = {}
+    for i, col in enumerate(cols):
+        sessions = col._discover(c)
+        if sessions is None:
+            discovered[i] = None
+            continue
+        seen: set[str] = set()
+        for session, sources in sessions.items():
+            try:
+                name = session_dir(root, session).name
+            except ValueError as exc:
+                col.report.error(sources[0].path, f"session id {session!r}: {exc}")
+                c.errors += 1
                 continue
-            seen: set[str] = set()
-            for session, sources in sessions.items():
-                try:
-                    name = session_dir(root, session).name
-                except ValueError as exc:
-                    col.report.error(sources[0].path, f"session id {session!r}: {exc}")
-                    c.errors += 1
-                    continue
-                seen.add(name)
-                col._checked_undiscovered.discard(name)
-                work.setdefault(session, []).append((col, sources))
-            discovered[i] = seen
+            seen.add(name)
+            col._checked_undiscovered.discard(name)
+            work.setdefault(session, []).append((col, sources))
+        discovered[i] = seen
     return work, discovered
-
-
-@contextmanager
-def _hushed(cols: list[Collector]):
-    """While in it, the collectors tell a report no one reads; after, their reports and what they had told are back."""
-    saved = [(col.report, set(col.told_errors)) for col in cols]
-    quiet = Report(stream=io.StringIO())
-    for col in cols:
-        col.report = quiet
-    try:
-        yield
-    finally:
-        for col, (report, told) in zip(cols, saved):
-            col.report, col.told_errors = report, told
-
-
-def _only(root: Path, work: dict[str, list[tuple[Collector, list[Source]]]], only: Iterable[str],
-          c: Counters) -> dict[str, list[tuple[Collector, list[Source]]]]:
-    """The sessions of ``work`` one of whose sources is a file of ``only`` (paths compared absolute), their directory
-    names noted in ``c.only_sessions``."""
-    paths = {os.path.abspath(p) for p in only}
-    kept = {session: parts for session, parts in work.items()
-            if any(os.path.abspath(s.path) in paths for _, sources in parts for s in sources)}
-    c.only_sessions = [session_dir(root, session).name for session in kept]
-    return kept
 
 
 def _land_here(root: Path, items: list[tuple[str, list[tuple[Collector, list[Source]]]]], report: Report, c: Counters,

@@ -118,8 +118,6 @@ class Counters:
     #: Not a summary field: adapter name -> landed sources found missing in no folder the pass was given, so not
     #: looked at and not ``gone`` (:mod:`asz_core.collect.looked_at`; trial 30c F5); said in one note per adapter.
     unread: dict[str, int] = attrs.Factory(dict)
-    #: Not a summary field: the session directories a pass given ``only`` files landed (:func:`~asz_core.collect.run_passes`).
-    only_sessions: list[str] = attrs.Factory(list)
     #: Not a summary field: each append source counted in ``partial`` (its last line has no newline), as a
     #: :class:`~asz_core.storage.torn.Tail`: ``asz server``'s ``/api/status`` judges each again when asked, torn tail or
     #: a write in progress, by the rule this pass judged it by (trial 40c F4).

@@ -373,6 +373,7 @@ def parse_root(
     changed_only: bool = False,
     keep_rounds: bool = True,
     step: Callable[[str, int], None] | None = None,
+    parsed: Iterable[str] = (),
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -394,14 +395,17 @@ def parse_root(
     each outcome only its problem and the rounds' headers (no entities, no bytes, no fold), so memory does not grow
     with the number of sessions and workers send back little. ``step(session, n)``, when given, is called as ``n``
     more sessions are done (``session`` the last of them; a progress bar), and with workers also with n 0 while none
-    ends. Raises FileNotFoundError when ``root`` is not a directory.
+    ends. ``parsed``: sessions this pass parsed already (``asz server``'s changed sessions, read first), not parsed
+    again, whatever their chain says: a problem of theirs was said and counted once, by that parse. Raises
+    FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no storage root here")
     every = [p.name for p in session_dirs(root)] if engine is None or sessions is None else []
     names = sorted(set(sessions)) if sessions is not None else list(every)
-    todo = not_current(root, names) if changed_only else names
+    todo = sorted(set(names) - set(parsed)) if parsed else names  # names are in name order
+    todo = not_current(root, todo) if changed_only else todo
     again = assembled_elsewhere(root, todo) if changed_only else []  # asked before their parse makes them current
     pool, tally = workers(names, every, jobs if engine is None and todo else 1, root)  # none when no session is to be parsed
     outcomes: list[ParseOutcome] = []

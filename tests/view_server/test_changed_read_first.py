@@ -26,15 +26,22 @@ HOT = ("-home-user-sample-project", "5c0375b4-57a5-4f26-b12d-d022ee4e51b7")  # t
 
 def _append(path: Path) -> None:
     """Append the transcript's last user or assistant line again under a new ``uuid`` (its ``parentUuid`` the last
-    line's) and, when it has one, a new message id."""
-    lines = path.read_bytes().splitlines()
-    last = json.loads(lines[-1])
-    rec = next(r for r in map(json.loads, reversed(lines)) if r.get("type") in ("user", "assistant"))
+    JSON line's) and, when it has one, a new message id."""
+    lines = [rec for line in path.read_bytes().splitlines() if (rec := _json(line)) is not None]
+    last = lines[-1]
+    rec = next(r for r in reversed(lines) if r.get("type") in ("user", "assistant"))
     rec = dict(rec, uuid=str(uuid.uuid4()), parentUuid=last.get("uuid"))
     if isinstance(rec.get("message"), dict) and "id" in rec["message"]:
         rec["message"] = dict(rec["message"], id="msg_" + uuid.uuid4().hex[:24])
     with open(path, "ab") as f:
         f.write(json.dumps(rec).encode() + b"\n")
+
+
+def _json(line: bytes) -> dict | None:
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
 
 
 def _landed_bytes(root: Path, session: str) -> int:
@@ -136,23 +143,96 @@ def test_the_loop_hands_its_pass_the_files_changed_since_the_last_pass_started(s
 
 
 def test_a_discovery_error_is_said_once_in_a_pass_that_reads_first(served, capsys):
-    """The first reading discovers every source as the sweep does; what discovery tells (here a dangling link's
-    ``error:``) is said by the sweep alone, once in the pass, and counted once (review46 of 1175aff5: said twice)."""
-    from asz_core.cli.server_pass import run_pass
-
+    """A pass that reads first discovers once (:class:`~asz_core.collect.collector.PassParts`); what discovery tells
+    (here a dangling link's ``error:``) is said once in the pass and counted once (review46 of 1175aff5: said twice)."""
     src, root, cols, cfg = served
     link = src / HOT[0] / "0c0ffee0-0000-4000-8000-000000000001.jsonl"
     link.symlink_to(src.parent / "nowhere.jsonl")
     hot = src / HOT[0] / f"{HOT[1]}.jsonl"
     _append(hot)
-    capsys.readouterr()
-    counts = run_pass(cols, root, cfg, 1, None, [str(hot)])
-    err = capsys.readouterr().err.splitlines()
+    counts, err = _pass(served, hot, capsys)
     said = [line for line in err if line.startswith(f"error: {link}: ") and "leads nowhere" in line]
     assert len(said) == 1, err
     assert (counts["landed"], counts["errors"]) == (1, 1)
     _append(hot)
-    counts = run_pass(cols, root, cfg, 1, None, [str(hot)])  # the next pass says it again, once, as asz collect does
-    err = capsys.readouterr().err.splitlines()
+    counts, err = _pass(served, hot, capsys)  # the next pass says it again, once, as asz collect does
     assert len([line for line in err if line.startswith(f"error: {link}: ")]) == 1, err
     assert (counts["landed"], counts["errors"]) == (1, 1)
+
+
+def _pass(served, changed: Path, capsys) -> tuple[dict, list[str]]:
+    """A real pass (``run_pass``) of ``served``'s collectors that reads ``changed`` first: its counts and stderr lines."""
+    from asz_core.cli.server_pass import run_pass
+
+    src, root, cols, cfg = served
+    capsys.readouterr()
+    counts = run_pass(cols, root, cfg, 1, None, [str(changed)])
+    return counts, capsys.readouterr().err.splitlines()
+
+
+def _main_lines(root: Path, session: str) -> int:
+    """The main transcript's source lines the view's document of ``session`` is drawn from (``/api/c/ID/view``'s
+    ``files``: each landed file's lines less its header and closing line), as bench/server_lag.py counts them."""
+    from asz_core.view.state import ViewState
+
+    files = json.loads(ViewState(root).document(session, ()).body)["files"]
+    return sum(f["lines"] - 2 for f in files if f.get("kind") == "transcript" and f.get("stream") == "main")
+
+
+def test_a_bad_line_appended_to_a_changed_session_is_said_once_and_the_good_lines_shown(served, capsys):
+    """A line that is not JSON between two good ones, appended to the session the server saw change: the pass says its
+    warning once (landed first, never landed again by the rest of the pass), counts no error, and the view's document
+    holds every line of the transcript (counted from the file itself), the bad one kept verbatim."""
+    src, root, cols, cfg = served
+    hot = src / HOT[0] / f"{HOT[1]}.jsonl"
+    _append(hot)
+    with open(hot, "ab") as f:
+        f.write(b"{not json\n")
+    _append(hot)
+    counts, err = _pass(served, hot, capsys)
+    said = [line for line in err if line.startswith(f"warning: {hot}: ") and "not valid JSON" in line]
+    assert len(said) == 1, err
+    assert (counts["sessions"], counts["landed"], counts["records"], counts["rounds"], counts["errors"]) == (2, 1, 3, 1, 0)
+    assert _main_lines(root, HOT[1]) == len(hot.read_bytes().splitlines())
+
+
+def test_a_parse_error_of_a_session_read_first_is_said_once_and_counted_once(served, capsys):
+    """The root's id table unreadable (overwritten, as a damaged disk leaves it): the changed session read first is
+    assembled alone, its rounds written through its last line, and its parse says why (``error: SESSION: the root's id
+    table …``). Said once in the pass and counted once in its ``errors``, as a pass with no change seen (the sweep
+    alone) says and counts it: before, the first parse said nothing and its chain was then current, so the pass's
+    parse left it: no line, errors=0."""
+    from asz_core.flow.shared_ids import TABLE
+
+    src, root, cols, cfg = served
+    hot = src / HOT[0] / f"{HOT[1]}.jsonl"
+    _append(hot)
+    table = root / TABLE
+    for made in table.parent.glob(table.name + "*"):  # the table and its journal files
+        made.unlink()
+    table.write_bytes(b"not a database\n" * 256)
+    counts, err = _pass(served, hot, capsys)
+    said = [line for line in err if line.startswith(f"error: {HOT[1]}: the root's id table")]
+    assert len(said) == 1, err
+    assert (counts["landed"], counts["rounds"], counts["errors"]) == (1, 1, 1)
+    assert _main_lines(root, HOT[1]) == len(hot.read_bytes().splitlines())
+
+
+def test_a_chain_that_does_not_verify_is_said_once_and_counted_once_in_a_pass_that_reads_first(served, capsys):
+    """A round of the changed session's chain damaged (one byte): its first parse refuses it and leaves its chain behind;
+    the pass's parse of every session does not parse it again (its refusal said twice, counted twice), and the next
+    pass says it again, once."""
+    from asz_core.storage.layout import conversation_path
+
+    src, root, cols, cfg = served
+    hot = src / HOT[0] / f"{HOT[1]}.jsonl"
+    first = next((Path(conversation_path(root, HOT[1])) / "rounds").glob("r000001-*"))
+    data = bytearray(first.read_bytes())
+    data[len(data) // 2] ^= 1
+    first.write_bytes(bytes(data))
+    for n in range(2):
+        _append(hot)
+        counts, err = _pass(served, hot, capsys)
+        said = [line for line in err if line.startswith(f"error: {HOT[1]}: ") and "does not match" in line]
+        assert len(said) == 1, (n, err)
+        assert (counts["landed"], counts["rounds"], counts["errors"]) == (1, 0, 1)
