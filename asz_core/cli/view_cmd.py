@@ -209,6 +209,9 @@ def conversation(
         for note in torn_notes({conversation_id: doc["summary"]["problems"]}, conversation_names(r)):
             typer.echo(f"asz conversation: {note}", err=True)
     if as_json or as_yaml:
+        from ..view.counted_in import summary_counted_in
+
+        doc = {**doc, "summary": summary_counted_in(r, doc["summary"])}  # as /api/c/ID/view's (trial 46a F5)
         said = _credentials(r, doc, redact)
         _print_document(r, doc, conversation_id, as_json, said)
         return

@@ -47,6 +47,21 @@ def test_conversation_says_0_counted_in_the_one_it_continues(pair):
     assert "counted in" not in other and "tokens in " in other
 
 
+def test_conversation_json_gives_counted_in_as_the_page_does(pair):
+    """``asz conversation --json`` and ``--yaml``'s ``summary.counted_in``: the conversation the copy's calls are counted
+    in, the value the page's ``/api/c/ID/view`` gives (a real server state's document); none for the one counting
+    them (fix47a: --json lacked the key that its text, ``asz ls`` and the page say)."""
+    from asz_core.view.state import ViewState
+
+    root = pair["root"]
+    page = {cid: json.loads(ViewState(root).document(cid, ()).body)["summary"] for cid in (pair["copy"], pair["counting"])}
+    got = json.loads(asz("conversation", pair["copy"], "--json", "--root", str(root)).stdout)["summary"]
+    assert got["counted_in"] == page[pair["copy"]]["counted_in"] == pair["counting"]
+    assert "counted_in: " + pair["counting"] in asz("conversation", pair["copy"], "--yaml", "--root", str(root)).stdout
+    other = json.loads(asz("conversation", pair["counting"], "--json", "--root", str(root)).stdout)["summary"]
+    assert "counted_in" not in other and "counted_in" not in page[pair["counting"]]
+
+
 @pytest.mark.parametrize("fmt", ["md", "html"])
 def test_a_folder_export_says_it_in_index_and_header_and_checks(pair, fmt, tmp_path):
     root, copy = pair["root"], pair["copy"]
