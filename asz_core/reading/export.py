@@ -41,7 +41,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
+from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, CUT_SAID_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
@@ -280,7 +280,8 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
     the landed results of such an entry that no step draws (``not_drawn`` entries ``why: unresolved`` naming it, docs/view.md),
     each ``(where, text)``: ``record u-0006-… (seq 1, row 7)`` and its result's text whole from the landed record (the
     document's clipped text when the record gives none; a result the document carries no text of, withheld or empty, is
-    said with ``(no text)``). A compaction agent's ``spawn_of_child`` entry is left out, as the page places it (drawn
+    said with ``(no text)``; from render 35 one made smaller to land or removed by retention is drawn as a tool step's
+    result is, ``[too large to land: 3,000,000 bytes, sha256 548b…]``, from the landed record: trial 47c F1). A compaction agent's ``spawn_of_child`` entry is left out, as the page places it (drawn
     as the compaction's talk: :func:`~asz_core.view.placing.unresolved_split`). [] when nothing else is unresolved."""
     from ..view.placing import unresolved_split
 
@@ -290,9 +291,11 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
     for nd in doc.get("not_drawn") or ():
         if nd.get("why") == "unresolved" and nd.get("unresolved"):
             orphans.setdefault(nd["unresolved"], []).append(nd)
+    from ..view.kinds import taken_said
     from .export_steps import record_texts
 
-    refs = [nd.get("ref") or {} for nds in orphans.values() for nd in nds if nd.get("text")]
+    cut = drawn() >= CUT_SAID_RENDER  # a result too large to land or removed: its record's marker (47c F1)
+    refs = [nd.get("ref") or {} for nds in orphans.values() for nd in nds if nd.get("text") or cut and nd.get("result_state")]
     whole = dict(zip(map(repr, refs), record_texts(root, doc, refs)))  # read only when some result has a text
     out = []
     for u in entries:
@@ -300,8 +303,8 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
         for nd in orphans.get(u.get("id"), ()):
             ref = nd.get("ref") or {}
             text = nd.get("text") or ""
-            if text:  # whole from the record, as a step's result is drawn (the document clips it)
-                text = whole.get(repr(ref)) or text
+            if text or cut and nd.get("result_state"):  # whole from the record, as a step's result is drawn (the document clips it)
+                text = (whole.get(repr(ref)) or text) + (f"\n[{taken_said(nd)}]" if cut and nd.get("result_taken") else "")
             results.append((f"record {nd.get('id')} (seq {ref.get('seq')}, row {ref.get('row')})", text or "(no text)"))
         out.append((f"{u.get('id')} ({u.get('kind')}, {u.get('state')}): {u.get('reason') or 'no reason given'}", results))
     return out
@@ -321,19 +324,22 @@ def _figures(s: dict, root: str | os.PathLike) -> list[str]:
     (:func:`~asz_core.reading.listing.usage_lines`), the cost followed by ``cost by kind: …`` (its
     ``cost_by_kind_line``: each kind's share of the exact cost, trial 27a F3); [] for a summary without figures.
     From render 33 a copy whose calls are counted in the conversation it continues (in ``root``) says so
-    (:func:`~asz_core.view.counted_in.summary_counted_in`; trial 46a F5)."""
+    (:func:`~asz_core.view.counted_in.summary_counted_in`; trial 46a F5). From render 35 the last line says a
+    conversation landed without some of its text as ``asz conversation`` says it (``landed without its text: 1 part
+    too large to land (3,000,000 bytes as written)``: :func:`~asz_core.reading.listing.cut_text`; trial 47c F1)."""
     from ..view.counted_in import summary_counted_in
-    from .listing import usage_lines
+    from .listing import cut_text, usage_lines
 
     s = summary_counted_in(root, s) if drawn() >= COUNTED_IN_RENDER else s
+    cut = [said] if drawn() >= CUT_SAID_RENDER and (said := cut_text(s.get("cut"))) else []
     try:
         lines = usage_lines(s)
     except (KeyError, TypeError):
-        return []
+        return cut
     if s.get("cost_by_kind_line"):
         at = next((i + 1 for i, line in enumerate(lines) if line.startswith("cost ")), len(lines))  # cost $…, <$0.01, unpriced (32a F8)
         lines[at:at] = [f"cost by kind: {s['cost_by_kind_line']}"]
-    return lines
+    return lines + cut
 
 
 def problems_of(doc: dict) -> list[str]:

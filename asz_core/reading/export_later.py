@@ -15,6 +15,11 @@ document as that asz wrote it (the key taken out, what it moved put back), byte 
   a step the person refused, whose ``failed`` stays as its result says it. Without the key in any step of the copy,
   the root's steps are compared without it (nothing else moved).
 
+- ``result_state``, ``result_bytes``, ``result_sha256`` (and a kept text's ``result_taken`` keys) on a ``not_drawn[]``
+  entry of a result whose call never landed (session 47, fix47e; trial 47c F1): what a tool step's result says of a
+  result made smaller to land or removed by retention. Without them in any entry of the copy, the root's entries are
+  compared without them (nothing else moved).
+
 Any other key the root's document holds and the copy lacks (or the copy holds and the root's document lacks) is named
 by its path as a key (:func:`key_differences`), never as a changed text: a key an asz unknown here wrote, or one
 taken out of or put into the copy.
@@ -31,7 +36,12 @@ __all__ = ["LATER_KEYS", "as_earlier", "key_differences"]
 
 #: The keys a later asz added to the json form, by path (``[]`` for each entry of a list), each with what it changed.
 LATER_KEYS = {"summary.calls_by_tool[].refused": "session 38, trial 38a F4; an earlier asz counted a refused call in failed",
-              "talks[].children[].refused": "session 40; an earlier asz marked a refused tool step failed alone"}
+              "talks[].children[].refused": "session 40; an earlier asz marked a refused tool step failed alone",
+              "not_drawn[].result_state": "session 47, trial 47c F1; an earlier asz said nothing of a result whose call "
+                                          "never landed that was made smaller to land or removed"}
+#: The keys of a ``not_drawn`` entry :data:`LATER_KEYS` names (``result_state`` and the keys written with it).
+_CUT_KEYS = ("result_state", "result_bytes", "result_sha256", "result_taken", "result_taken_bytes", "result_text_sha256",
+             "result_taken_said")
 #: The step key of :data:`LATER_KEYS` (a tool node's, at any depth).
 _STEP_KEY = "refused"
 
@@ -89,6 +99,23 @@ def _without_tool_refusals(mine: dict, root: dict) -> list[str]:
             f"its {len(now)} entr{'y' if len(now) == 1 else 'ies'} compared as that asz wrote them, each failed holding the refused calls"]
 
 
+def _without_cut_keys(mine: dict, root: dict) -> list[str]:
+    """Take :data:`_CUT_KEYS` out of ``root``'s ``not_drawn`` entries when no entry of ``mine`` (the copy) holds
+    ``result_state``: the line saying so, [] when nothing was taken out."""
+    def entries(doc: dict) -> list[dict]:
+        got = doc.get("not_drawn")
+        return [e for e in got if isinstance(e, dict)] if isinstance(got, list) else []
+
+    if any("result_state" in e for e in entries(mine)):
+        return []
+    marked = [e for e in entries(root) if "result_state" in e]
+    for e in marked:
+        for k in _CUT_KEYS:
+            e.pop(k, None)
+    return [f"the copy's not_drawn entries have no result_state key, which a later asz added ({LATER_KEYS['not_drawn[].result_state']}): "
+            f"its {len(marked)} such entr{'y' if len(marked) == 1 else 'ies'} compared as that asz wrote them, without it"] if marked else []
+
+
 def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     """``again`` (a json copy made again by this asz, as it writes it now) as the asz that wrote ``copy`` wrote it:
     each key of :data:`LATER_KEYS` the copy lacks taken out, with what it moved put back; ``(bytes, lines said)``,
@@ -98,7 +125,7 @@ def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     mine, root = _doc(copy), _doc(again)
     if mine is None or root is None:
         return again, []
-    said = _without_step_key(mine, root) + _without_tool_refusals(mine, root)
+    said = _without_step_key(mine, root) + _without_tool_refusals(mine, root) + _without_cut_keys(mine, root)
     if not said:
         return again, []
     from ..view.render import to_json

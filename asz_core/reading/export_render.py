@@ -207,6 +207,13 @@ could hide behind it).
   Talk 2, Talk 10``) in the order of their numbers, where render 33 sorted them as text (``Talk 10, Talk 2``; fix47b,
   :data:`REPLAY_ORDER_RENDER`, :func:`~asz_core.reading.prose_replays.replay_talks`). A copy of render 33 or before is
   made again in that order (:func:`drawn`).
+- render 35: md and html draw a result whose call never landed (the Unresolved section's ``The result as landed,
+  which no step draws``) that was made smaller to land or removed by retention as a tool step's result is drawn,
+  ``[too large to land: 3,000,000 bytes, sha256 548b…]``, where render 34 drew ``(no text)``, and their head says
+  what ``asz conversation`` says of a conversation whose text is not all kept, ``landed without its text: 1 part too
+  large to land (3,000,000 bytes as written)`` (trial 47c F1; :data:`CUT_SAID_RENDER`,
+  :func:`~asz_core.reading.export.unresolved_said`, :func:`~asz_core.reading.export.cut_head`). A copy of render 34
+  or before is made again drawing as that render did (:func:`drawn`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -233,10 +240,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 34
+RENDER = 35
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -294,6 +301,9 @@ COUNTED_IN_RENDER = 33
 #: The render from which a talk of copies alone names the talks its calls are drawn in by their number's order
 #: (``Talk 2, Talk 10``), not as text (render 34: fix47b).
 REPLAY_ORDER_RENDER = 34
+#: The render from which md and html draw a result whose call never landed that was made smaller to land or removed
+#: with its size and sha256, and their head says a conversation landed without some of its text (render 35: trial 47c F1).
+CUT_SAID_RENDER = 35
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

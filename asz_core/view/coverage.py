@@ -20,7 +20,8 @@ files is either cited by a step node of the fold (or shown as a talk's
 - ``undescribed``: the record holds an ``unknown`` part (listed under
   ``undescribed`` too);
 - ``unresolved``: a result whose request never landed (``unresolved`` names
-  the open entry ``unres/tool_use/<id>``; ``text`` shows the result);
+  the open entry ``unres/tool_use/<id>``; ``text`` shows the result, and one whose text is not all in the root
+  says ``result_state``, ``result_bytes`` and ``result_sha256`` as a tool step does);
 - ``superseded``: an earlier version of a one-document source holding
   content (``agent_meta``, such as a Kiro IDE session JSON or execution log),
   which a later landed version of the same stream replaces whole (``of``
@@ -41,7 +42,11 @@ from typing import Iterable
 
 from ..flow.model import Node, Ref
 from ..sessiondata.numberprobe import bytescan
-from .kinds import CONTENT_KINDS
+from .kinds import CONTENT_KINDS, CUT_STATES, taken_keys
+
+#: The states of a result part whose text is not all in the root (seed 000: made smaller to land, or removed by
+#: retention), which its ``not_drawn`` entry says (:func:`_orphan_result`).
+LOST_STATES = CUT_STATES | {"removed"}
 
 __all__ = ["CONTENT_KINDS", "Coverage", "measure", "cited_by", "carries_text", "superseded_documents"]
 
@@ -252,8 +257,12 @@ def _repeated(seq: int, row: int, rid: str, repeated: dict[tuple[int, int], str]
 
 
 def _orphan_result(seq: int, row: int, rid: str, rec: dict, open_ids: set[str]) -> dict | None:
-    """The ``not_drawn`` entry of a result whose request never landed (an open ``tool_use`` entry), else None."""
-    for p in rec.get("parts", ()):
+    """The ``not_drawn`` entry of a result whose request never landed (an open ``tool_use`` entry), else None. A
+    result made smaller to land, or whose text retention took, says so as a tool step's result does (trial 47c F1: a
+    3 MB one was drawn ``(no text)``, with no size and no sha256): ``result_state`` (too_large, truncated, removed),
+    ``result_bytes`` (the original's size) and, for one made smaller, ``result_sha256`` of what was taken out (and the
+    keys of :func:`~asz_core.view.kinds.taken_keys` for one that kept its text whole), after ``text``."""
+    for block, p in enumerate(rec.get("parts", ())):
         if p.get("k") == "result" and p.get("of") and f"unres/tool_use/{p['of'].replace('/', '_')}" in open_ids:
             entry = {"ref": {"seq": seq, "row": row}, "id": rid, "why": "unresolved",
                      "unresolved": f"unres/tool_use/{p['of'].replace('/', '_')}"}
@@ -261,5 +270,9 @@ def _orphan_result(seq: int, row: int, rid: str, rec: dict, open_ids: set[str]) 
                 from .document import clip_text  # the document imports this module
 
                 entry["text"] = clip_text(p["text"])
+            if p.get("state") in LOST_STATES:
+                entry["result_state"], entry["result_bytes"] = p["state"], p.get("bytes", 0)
+                if p.get("sha256") and p["state"] in CUT_STATES:  # what was taken out, to match a copy against
+                    taken_keys(rec, block, p, entry)
             return entry
     return None
