@@ -45,10 +45,10 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 def search(
     query: Optional[str] = typer.Argument(None, metavar="QUERY", show_default=False, help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --. Required unless --reindex is given alone (then the index is built again and nothing is searched).'),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats; sender in a root asz receive landed)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats, undescribed (why an undescribed record's bytes were not described; '' on other hits); sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
-    kind: str = filter_option("--kind", "Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description)."),
+    kind: str = filter_option("--kind", "Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description), undescribed (the bytes of a record or part the dialect could not describe, kept verbatim; bytes that are not valid UTF-8 read with U+FFFD)."),
     tool: str = filter_option("--tool", "Only hits in the inputs and results of the calls of this tool (its whole name as the call names it, e.g. Bash or mcp__fs.files__read; asz usage tools lists them)."),
     project: str = project_option(),
     since: str = filter_option("--since", "Only hits at or after: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz). A hit with no time is kept when its conversation's whole range is in the window, else named on stderr."),
@@ -62,9 +62,9 @@ def search(
     root: Optional[Path] = typer.Option(None, "--root", help=ROOT_HELP),
     config: Optional[Path] = typer.Option(None, "--config", help=CONFIG_HELP),
 ) -> None:
-    """Search the prompts, replies, thinking, tool inputs and tool results, and the labels (titles), of every conversation in a root.
+    """Search the prompts, replies, thinking, tool inputs and tool results, the labels (titles), and the bytes of the records no dialect could describe, of every conversation in a root.
 
-    The index (<root>/_index/search-48.sqlite, derived data; 48 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-49.sqlite, derived data; 49 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was
@@ -306,6 +306,8 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
             when = local_text(h["at"], "%Y-%m-%d %H:%M") if h["at"] else days.get(c["conversation"], "-")
             typer.echo(f"  {when}  {h['kind']:<11}  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}")
             typer.echo(f"    {snippet_line(h, tty)}")
+            if h.get("undescribed"):
+                typer.echo(f"    {undescribed_line(h)}")
             if opens := open_line(short[c["conversation"]], h, opened(given)):
                 typer.echo(f"    {opens}")
     if rows:
@@ -543,6 +545,8 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
         sent = f"  sent by {visible(h['sender'] or '(no instance id)')}" if "sender" in h else ""
         typer.echo(f"  {visible(h['step'] or '-')}  {visible(h['file'])}:{h['row']}{sent}{again}")
         typer.echo(f"  {snippet_line(h, tty)}")
+        if h.get("undescribed"):
+            typer.echo(f"  {undescribed_line(h)}")
         if opens := open_line(short[h["conversation"]], h, list(where)):
             typer.echo(f"  {opens}")
     total = f"more than {COUNT_LIMIT:,}" if matched > COUNT_LIMIT else f"{matched:,}"
@@ -557,6 +561,14 @@ def _print_hits(r: Path, hits: list[dict], held: int, notes: list[str], as_json:
         typer.echo(f"! {visible(line)}")
 
 
+
+
+def undescribed_line(hit: dict) -> str:
+    """The line under an ``undescribed`` hit's snippet: the record's bytes were searched as its dialect kept them,
+    undescribed, and why (with the U+FFFD note when they were not valid UTF-8; trial 47c F2)."""
+    from ..reading.termtext import visible
+
+    return f"undescribed record, searched as its kept bytes: {visible(hit['undescribed'])}"
 
 
 def _empty_answer(as_json: bool, held_back: bool):

@@ -25,6 +25,7 @@ tool_result   a ``result`` part: its text, else its data as JSON
 label         a record's ``label`` (a name the runtime gave: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's
               session title, a child's description), once per conversation and label, at the first record carrying
               it (:func:`~asz_core.reading.search_hits.label_index`; trial 32b F4); a skeleton's are not read
+undescribed   an ``unknown`` part's bytes, kept verbatim (:mod:`~asz_core.reading.search_undescribed`; trial 47c F2)
 ============  =====================================================================
 
 Each row keeps the record's ``flags``; a query withholding names (``view.hide``)
@@ -541,7 +542,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         unverified.update(bad)
         for file, rs in differs.items():
             unverified[file] = f"row{'s' if len(rs) > 1 else ''} {', '.join(map(str, sorted(rs)))}: {INDEX_DIFFERS}"
-    return with_senders(Path(root), hit_dicts(rows, snippets, hide))
+    return with_senders(Path(root), hit_dicts(rows, snippets, hide, check.notes))
 
 
 def _beside(con: sqlite3.Connection, query: str, asked: tuple, found: tuple, unsearched: list[dict] | None,

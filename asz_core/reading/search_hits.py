@@ -10,7 +10,6 @@ of the files that do not verify (:func:`held_in`).
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from pathlib import Path
 from typing import Any, Iterable, Sequence
@@ -27,14 +26,9 @@ from .landed_check import problem_of
 from .termtext import plain
 from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
+from .search_undescribed import line_breaks, line_copy, undescribed_note, undescribed_text
 
 __all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "given_label", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "replay_rows", "copies_kept", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
-
-
-#: A JSON escape of a newline, carriage return, tab or ESC (``\\u001b``, which starts a terminal colour), after an even
-#: number of backslashes (those stand for themselves).
-_LINE_ESCAPE = re.compile(r"(?<!\\)((?:\\\\)*)\\([nrt]|u001b)")
-_LINE_CHAR = {"n": "\n", "r": "\r", "t": "\t", "u001b": "\x1b"}
 
 
 def json_text(data: Any) -> str:
@@ -42,8 +36,7 @@ def json_text(data: Any) -> str:
     as the character it stands for, so that the word after a line break is a word of its own (``and\\nlight`` was the
     one word ``and`` then ``nlight``: a search for ``light`` missed it), a snippet shows the break as one, and a
     terminal colour is one :func:`~asz_core.reading.search_text.index_form` takes out."""
-    text = orjson.dumps(data, default=str).decode("utf-8")
-    return _LINE_ESCAPE.sub(lambda m: m.group(1) + _LINE_CHAR[m.group(2)], text) if "\\" in text else text
+    return line_breaks(orjson.dumps(data, default=str).decode("utf-8"))
 
 
 #: The step kinds whose records' ``data`` parts are indexed, each with the kind the index gives them: what a
@@ -87,9 +80,9 @@ def person_typed(rec: dict) -> bool:
 
 
 def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
-    """``(kind, text)`` to index for one part of ``rec`` which a step of kind ``step_kind`` cites, or None (media,
-    unknown and empty parts, and a data part no step of :data:`DATA_STEPS` cites, are not indexed). A text part's kind
-    is :func:`text_kind`'s."""
+    """``(kind, text)`` to index for one part of ``rec`` which a step of kind ``step_kind`` cites, or None (media and
+    empty parts, an unknown part taken out, and a data part no step of :data:`DATA_STEPS` cites, are not indexed). A
+    text part's kind is :func:`text_kind`'s; an unknown part's bytes are ``undescribed`` (:func:`undescribed_text`)."""
     k = p.get("k")
     if k == "data" and step_kind in DATA_STEPS and p.get("data") is not None:
         kind, text = DATA_STEPS[step_kind], json_text(p["data"])
@@ -105,6 +98,8 @@ def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
         data = p.get("data")
         kind = "tool_result"
         text = p.get("text", "") or ("" if data is None else json_text(data))
+    elif k == "unknown" and not line_copy(rec, p) and (got := undescribed_text(p)) is not None:
+        kind, text = "undescribed", got[0]
     else:
         return None
     text = text.replace(SNIP_START, " ").replace(SNIP_END, " ")
@@ -177,6 +172,7 @@ class HitCheck:
         self.differs: dict[str, list[int]] = {}
         self.sessions: dict[str, str | None] = {}  # conversation -> the session its head round names
         self.dialects: dict[str, str] = {}  # landed file -> its header's dialect (a given title's label: given_label)
+        self.notes: dict[int, str] = {}  # rowid -> what an undescribed hit says (undescribed_note)
 
     def _session(self, conversation: str) -> str | None:
         if conversation not in self.sessions:
@@ -237,8 +233,13 @@ class HitCheck:
         if not isinstance(rec.get("parts"), list):
             return False
         step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
-        return any(x is not None and x[0] == r[5] and x[2] == got[0]
-                   for x in (part_index(rec, p, step) for p in rec["parts"] if isinstance(p, dict)))
+        for p in rec["parts"]:
+            x = part_index(rec, p, step) if isinstance(p, dict) else None
+            if x is not None and x[0] == r[5] and x[2] == got[0]:
+                if r[5] == "undescribed":
+                    self.notes[r[10]] = undescribed_note(p)
+                return True
+        return False
 
 
 def query_where(match: str, hide: Sequence[str], f: Filters, kinds: Sequence[str],
@@ -571,18 +572,21 @@ def with_senders(root: Path, hits: list[dict]) -> list[dict]:
     return hits
 
 
-def hit_dicts(rows: Sequence[tuple], snippets: Sequence[tuple[str, list]], hide: Sequence[str]) -> list[dict]:
+def hit_dicts(rows: Sequence[tuple], snippets: Sequence[tuple[str, list]], hide: Sequence[str],
+              notes: dict[int, str] | None = None) -> list[dict]:
     """The hits :func:`asz_core.reading.search.search` returns, one dict a row: ``rows`` as its query selects them
     (conversation, title, title_from, talk, step, kind, at, repeats, file, row, rowid), ``snippets`` their ``(snippet_text,
     snippet_marks)``; a title taken from a flag in ``hide`` is left empty, and every title masked again as read (a
     credential form added since the index was written, url-password, trial 24b F6). ``repeats``: the earlier session
-    whose record this repeats (drawn and counted there: :func:`repeated`), '' for the conversation's own."""
-    hidden = set(hide)
+    whose record this repeats (drawn and counted there: :func:`repeated`), '' for the conversation's own.
+    ``undescribed``: for a hit of kind ``undescribed``, what ``notes`` (rowid -> :func:`undescribed_note`) say of
+    it, why its bytes were not described and whether they were read with U+FFFD; '' for every other hit."""
+    hidden, notes = set(hide), notes or {}
     out = []
-    for (cid, title, title_from, talk, step, kind, at, repeats, file, row, _), (text, spans) in zip(rows, snippets):
+    for (cid, title, title_from, talk, step, kind, at, repeats, file, row, rowid), (text, spans) in zip(rows, snippets):
         if hidden.intersection((title_from or "").split()):
             title = ""
         out.append({"conversation": cid, "title": shown_title(title) if title else "", "talk": talk, "step": step, "kind": kind, "at": at,
                     "snippet": marked(text, spans), "file": file, "row": row, "snippet_text": text, "snippet_marks": spans,
-                    "repeats": repeats or ""})
+                    "repeats": repeats or "", "undescribed": notes.get(rowid, "") if kind == "undescribed" else ""})
     return out

@@ -417,7 +417,8 @@ def cut_window(text: str, spans: list[list[int]], size: int, before: int, *, bef
 
 
 #: Kinds a hit can have (``--kind``), in the order :mod:`asz_core.reading.search`'s docstring lists them.
-KINDS = ("prompt", "reply", "text", "context", "summary", "notice", "thinking", "tool_input", "tool_result", "label")
+KINDS = ("prompt", "reply", "text", "context", "summary", "notice", "thinking", "tool_input", "tool_result", "label",
+         "undescribed")
 
 
 def iter_kinds(text: str) -> Iterator[str]:
