@@ -31,10 +31,11 @@ COMMANDS = {
     "prune": "retention_cmd", "repack": "retention_cmd", "erase": "erase_cmd",
 }
 #: Commands run without building the Typer application when their arguments are all plain options
-#: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, and ``collect``, whose pass with nothing
-#: new is mostly start-up. Command name -> (module, function).
+#: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, ``collect``, whose pass with nothing
+#: new is mostly start-up, and ``usage``, whose report the kept summaries answer (perf47: Typer's pydantic was a
+#: third of its start). Command name -> (module, function).
 QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "collect": ("collect_cmd", "collect"),
-         "verify": ("verify_cmd", "verify")}
+         "verify": ("verify_cmd", "verify"), "usage": ("usage_cmd", "usage")}
 
 
 def source_commit() -> str:

@@ -12,7 +12,8 @@ option declared ``False`` with no ``--no-name``, or ``--name VALUE`` given any n
 or ``list[str]`` option declared ``[]``, each declared with nothing Typer would check or call (no callback, environment
 variable, prompt, range, parser or path check); ``--name VALUE`` given any number of times of an
 ``Optional[list[Path]]`` option declared ``None`` (None when not given, as Typer passes it); and one word not
-starting with ``-`` for the command's one optional ``str`` argument declared ``None``, if it has one. Anything else
+starting with ``-`` for the command's one optional ``str`` argument declared ``None`` or with a word (``asz usage``'s
+view, ``daily`` when none is given), if it has one. Anything else
 (``--help``, an unknown or repeated-flag form, a value that is not a plain decimal for an ``int`` or ``float``, a value
 starting with ``-``, ``--``, a second word) gives ``None`` and the command runs through Typer as before, which answers
 with its own usage errors and help.
@@ -50,7 +51,8 @@ WORD = ""
 
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
     """``{"--name": (parameter, converter)}`` for every parameter of ``func`` (``{"": (parameter, str)}`` for its one
-    optional ``str`` argument declared None), or None when one is neither a plain option nor that argument."""
+    optional ``str`` argument, declared None or with a word), or None when one is neither a plain option nor that
+    argument."""
     import inspect
 
     from typer.models import ArgumentInfo, OptionInfo
@@ -69,8 +71,9 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
             convert = (_MANY[hint],)  # a tuple: many values
         elif hint in _MANY_OR_NONE and isinstance(info, OptionInfo) and info.default is None:
             convert = (_MANY_OR_NONE[hint],)
-        elif (hint == Optional[str] and isinstance(info, ArgumentInfo) and info.default is None and WORD not in out
-              and all(getattr(info, attr, value) == value for attr, value in _PLAIN.items())):
+        elif (isinstance(info, ArgumentInfo) and ((hint == Optional[str] and info.default is None)
+                                                  or (hint is str and isinstance(info.default, str)))
+              and WORD not in out and all(getattr(info, attr, value) == value for attr, value in _PLAIN.items())):
             out[WORD] = (name, str)  # the command's one optional word
             continue
         if not isinstance(info, OptionInfo) or convert is None:

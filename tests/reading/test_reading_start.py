@@ -46,3 +46,46 @@ def test_a_reading_its_kept_data_answers_loads_no_document(corpus_copy, args):
                            text=True, cwd=REPO, timeout=300)
     assert first.returncode == 0, first.stderr  # rows, summaries and the search index kept
     assert _loaded([*args, "--root", str(root)]) == "LOADED: EXIT:0"
+
+
+USAGE_ARGS = [
+    [],
+    ["weekly"],
+    ["--root", "r", "monthly", "--json"],
+    ["tools", "--conversation", "a", "--conversation=b"],
+    ["--since", "2026-11-01", "--until", "2026-11-30", "--tz", "UTC", "blocks", "--active"],
+    ["--timezone", "Europe/Paris", "--format", "csv", "--out", "o.csv", "--breakdown", "--prices"],
+    ["session", "--sort", "cost", "--order", "asc", "--total-once", "--project", "p", "--model", "m"],
+    ["--instance", "dev@hostA", "--dialect", "kiro", "--config", "c.yaml"],
+    ["daily", "--root=a", "--root", "b"],  # the last --root wins, as in Click
+]
+
+
+@pytest.mark.parametrize("args", USAGE_ARGS)
+def test_usage_reads_its_arguments_as_typer_passes_them(args):
+    """``asz usage`` runs without Typer (:data:`asz_core.cli.main.QUICK`) when its arguments are plain: the function
+    gets what Typer would have passed it, the view ``daily`` when none is named."""
+    sys.path.insert(0, str(REPO / "tests" / "verify"))
+    from verify_landing import typer_passes
+
+    from asz_core.cli import usage_cmd
+    from asz_core.cli.quick import quick_kwargs
+
+    assert quick_kwargs(usage_cmd.usage, args) == typer_passes(usage_cmd.usage, args)
+
+
+@pytest.mark.parametrize("args", [["--help"], ["a", "b"], ["--", "-x"], ["--json=1"], ["-h"], ["--root"], ["--sort"]])
+def test_anything_else_of_usage_is_left_to_typer(args):
+    from asz_core.cli import usage_cmd
+    from asz_core.cli.quick import quick_kwargs
+
+    assert quick_kwargs(usage_cmd.usage, args) is None
+
+
+def test_usage_loads_no_pydantic(corpus_copy):
+    """Typer's pydantic (its plugin loader, ``importlib.metadata``) was a third of ``asz usage``'s start (perf47)."""
+    root = corpus_copy()
+    script = _LOADED.replace("{names!r}", repr(("pydantic", "typer._adapters")))
+    p = subprocess.run([sys.executable, "-c", script.format(args=["usage", "--root", str(root)])],
+                       capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert p.stdout.strip().splitlines()[-1] == "LOADED: EXIT:0", p.stdout + p.stderr
