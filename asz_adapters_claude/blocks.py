@@ -428,6 +428,19 @@ INTERRUPT_NOTICES = frozenset(("[Request interrupted by user]", "[Request interr
 REFUSED_RESULT = "The user doesn't want to proceed with this tool use."
 
 
+#: Claude Code's whole answer when the person rejected a call and gave no reason (a reason follows ``… for the
+#: rejection: `` in another wording, and is the person's words).
+REFUSED_WHOLE = frozenset((REFUSED_RESULT + " The tool use was rejected (eg. if it was a file edit, the new_string was NOT "
+                           "written to the file). STOP what you are doing and wait for the user to tell you how to proceed.",))
+
+
+def fixed_wording(text: str) -> bool:
+    """Whether ``text`` is, whole, one of Claude Code's fixed wordings :func:`fixed_notice` reads, with nothing a
+    person or the model wrote in it: an interrupt notice, or the answer to a refused call with no reason given
+    (:data:`REFUSED_WHOLE`, after an optional ``Error: ``); the text a skeleton keeps (``Adapter.fixed_wording``)."""
+    return text in INTERRUPT_NOTICES or text.removeprefix("Error: ") in REFUSED_WHOLE
+
+
 def fixed_notice(text: str) -> str | None:
     """``"interrupt"`` when ``text`` is one of :data:`INTERRUPT_NOTICES` whole, ``"refused"`` when it begins with
     :data:`REFUSED_RESULT` (after an optional ``Error: ``), else None (:meth:`Adapter.fixed_notice`)."""

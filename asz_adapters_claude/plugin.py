@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .blocks import content_shape, fixed_notice, rates_stated
+from .blocks import content_shape, fixed_notice, fixed_wording, rates_stated
 from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
@@ -168,6 +168,11 @@ class ClaudeCodeLocal(Adapter):
     def fixed_notice(self, dialect: str, text: str) -> str | None:
         """``interrupt`` or ``refused`` by Claude Code's own wording; see :func:`asz_adapters_claude.blocks.fixed_notice`."""
         return fixed_notice(text)
+
+    def fixed_wording(self, dialect: str, text: str) -> bool:
+        """Claude Code's interrupt notices and its answer to a refused call with no reason, whole; see
+        :func:`asz_adapters_claude.blocks.fixed_wording`."""
+        return fixed_wording(text)
 
     def prompt_title(self, dialect: str, text: str) -> str:
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,

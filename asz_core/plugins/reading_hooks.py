@@ -248,6 +248,16 @@ class ReadingHooks:
         """``"interrupt"`` or ``"refused"``, read from the runtime's fixed wording in ``text`` (docs/adapters.md), or None."""
         return None
 
+    def fixed_wording(self, dialect: str, text: str) -> bool:
+        """True when ``text`` (a part's whole text, a landed record of ``dialect``) is, whole, a fixed wording of the
+        runtime that :meth:`fixed_notice` reads (an interrupt notice, the answer to a call the person refused) with no
+        person's or model's words in it: a skeleton keeps such a text (``asz prune``; docs/push.md, Retention and
+        skeletons), so the readers' ``interrupt`` and ``refused`` read the same after retention (trial 47a F1, F2: 12
+        refused calls read failed). Called by ``asz prune`` for each text and result part, only when the adapter
+        overrides this method. Default False; must not raise (an exception, or any other answer, is taken as
+        False)."""
+        return False
+
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
         nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such

@@ -92,8 +92,9 @@ def removed_text(rec: dict) -> bool:
     """Whether retention took the text of ``rec`` (a skeleton's record: a text or media part says ``state``
     ``removed``, docs/push.md): a person turn's kind (a typed prompt or a command, an interrupt notice or a list of
     parts, command output) is read from its text, so the audit says ``removed`` rather than guess (trial 27b F2: after
-    ``asz prune`` 73 commands and 43 interrupt notices of a day read as typed prompts)."""
-    return any(isinstance(p, dict) and p.get("state") == "removed" and p.get("k") in ("text", "media")
+    ``asz prune`` 73 commands and 43 interrupt notices of a day read as typed prompts). A part that kept its text, the
+    runtime's fixed wording (:meth:`asz_core.Adapter.fixed_wording`: an interrupt notice; trial 47a F2), is read."""
+    return any(isinstance(p, dict) and p.get("state") == "removed" and p.get("k") in ("text", "media") and not p.get("text")
                for p in rec.get("parts") or ())
 
 

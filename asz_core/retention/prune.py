@@ -295,6 +295,20 @@ def metered_data(dialect: str, data) -> object:
     return a.metered_data(dialect, data)
 
 
+def fixed_wording(dialect: str, text: str) -> bool:
+    """Whether ``text`` is, whole, the runtime's fixed wording the adapter of ``dialect`` reads a notice from, which a
+    skeleton keeps (:meth:`asz_core.Adapter.fixed_wording`: Claude Code's interrupt notice, its answer to a refused
+    call with no reason; trial 47a F1, F2); False when no adapter speaks the dialect or it does not override the
+    method. Raises what the adapter's method raises (the skeleton's writer then keeps nothing of that part)."""
+    from ..plugins.adapter import Adapter
+    from ..plugins.manager import adapter_for_dialect
+
+    a = adapter_for_dialect(dialect)
+    if a is None or getattr(type(a), "fixed_wording", None) is Adapter.fixed_wording:
+        return False
+    return a.fixed_wording(dialect, text) is True
+
+
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:
     sdir = root / plan.session
     marker = sdir / REMOVAL_STATE
@@ -311,7 +325,8 @@ def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str)
         rel = p.relative_to(root).as_posix()
         digest = _digest(p)
         write_skeleton(p, at=st["at"], generation=int(st["generation"]), receiver=receiver_answer(state, rel, digest), owner=owner,
-                       elsewhere=held_elsewhere(state, rel, digest), owned=held_owned(state, rel, digest), keep=metered_data)
+                       elsewhere=held_elsewhere(state, rel, digest), owned=held_owned(state, rel, digest), keep=metered_data,
+                       fixed=fixed_wording)
         if os.name == "nt":  # a read-only file is not removed there; on POSIX the folder's mode decides, and a
             os.chmod(p, 0o644)  # SIGTERM between a chmod and the unlink left a writable landed file (test_sigterm)
         p.unlink()

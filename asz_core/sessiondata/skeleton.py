@@ -25,6 +25,12 @@ built from and none of the content:
   the figures a data part gives its usage from (Kiro's credits and turns),
   beside its ``sha256``. Every other data part keeps the SHA-256 of
   its data in ``sha256`` (a provider body piece: the piece's identity);
+  and a text or result part whose whole text the adapter of the header's
+  dialect says is its runtime's fixed wording (:meth:`asz_core.Adapter.fixed_wording`:
+  Claude Code's interrupt notice, its answer to a refused call with no
+  reason) keeps that text, its state still ``removed`` (trial 47a F1, F2:
+  the readers read ``interrupt`` and ``refused`` from it, and without it
+  12 refused calls of a day read failed);
 - its own closing line.
 """
 
@@ -106,9 +112,12 @@ def _kept_data(value: Any) -> Any:
     return None
 
 
-def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None) -> dict:
+def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None,
+          fixed: Optional[Callable[[str], bool]] = None) -> dict:
     """A part of a landed record as its skeleton keeps it; ``keep``: what of a data part that decodes and is none of
-    :func:`_kept_data`'s the adapter keeps for its usage figures (:meth:`asz_core.Adapter.metered_data`)."""
+    :func:`_kept_data`'s the adapter keeps for its usage figures (:meth:`asz_core.Adapter.metered_data`); ``fixed``:
+    whether a text or result part's whole text is its runtime's fixed wording, kept
+    (:meth:`asz_core.Adapter.fixed_wording`)."""
     members = object_members(line, start)
     keys = {k: (b, e) for k, b, e in members}
     val = lambda k: orjson.loads(line[keys[k][0]:keys[k][1]])  # noqa: E731
@@ -132,6 +141,9 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None) 
         if (kept is None or metered) and not sha and kind == "data":
             sha = hashlib.sha256(raw).hexdigest()  # the data as the writer landed it (a body piece's identity)
     state = val("state") if "state" in keys else "available"
+    words = val("text") if fixed is not None and kind in ("text", "result") and "text" in keys and state == "available" else None
+    if not (isinstance(words, str) and words and _said_fixed(fixed, words)):
+        words = None
     for k, _, _ in members:
         if k == "k" or k == "bytes" or k == "failed":
             out[k] = val(k)
@@ -141,6 +153,8 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None) 
             out[k] = val(k)
         elif k == "data" and kept is not None:
             out["data"] = kept
+        elif k == "text" and words is not None:
+            out["text"] = words  # the runtime's fixed wording, whole (trial 47a F1)
         elif k == "state":
             out["state"] = "too_large" if state == "too_large" else "removed"
     out.setdefault("state", "too_large" if state == "too_large" else "removed")
@@ -149,11 +163,20 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None) 
     return out
 
 
-def _record(line: bytes, body: bool, keep: Optional[Callable[[Any], Any]] = None) -> bytes:
+def _said_fixed(fixed: Callable[[str], bool], text: str) -> bool:
+    """``fixed(text)`` is True; an adapter's bug (an exception, another answer) keeps nothing."""
+    try:
+        return fixed(text) is True
+    except Exception:
+        return False
+
+
+def _record(line: bytes, body: bool, keep: Optional[Callable[[Any], Any]] = None,
+            fixed: Optional[Callable[[str], bool]] = None) -> bytes:
     out: dict[str, Any] = {}
     for key, b, e in object_members(line, 0):
         if key == "parts":
-            out["parts"] = [_part(line, pb, keep) for pb, _ in array_elements(line, b)]
+            out["parts"] = [_part(line, pb, keep, fixed) for pb, _ in array_elements(line, b)]
         elif key in _RECORD_KEYS or (key == "sha" and body):
             out[key] = orjson.loads(line[b:e])
     return _dumps(out)
@@ -175,11 +198,14 @@ class Removed(dict):
 
 
 def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "",
-                   owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> bytes:
+                   owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None,
+                   fixed: Optional[Callable[[str, str], bool]] = None) -> bytes:
     """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``, ``owned``: :class:`Removed`).
     ``keep(dialect, data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
     (:meth:`asz_core.Adapter.metered_data`; None keeps nothing, and so does a ``keep`` that raises: an adapter's bug
-    costs that part's figures, never the skeleton). Raises ValueError for bytes that are not a whole landed file."""
+    costs that part's figures, never the skeleton); ``fixed(dialect, text)``: whether a text or result part's whole
+    text is the runtime's fixed wording, which the skeleton keeps (:meth:`asz_core.Adapter.fixed_wording`; one that
+    raises keeps nothing). Raises ValueError for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")
@@ -195,7 +221,8 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     sha = hashlib.sha256()
     dialect = header.get("dialect") if isinstance(header.get("dialect"), str) else ""
     bound = (lambda d: keep(dialect, d)) if keep is not None and dialect else None  # noqa: E731
-    for line in [_dumps(header)] + [_record(r, body, bound) for r in records]:
+    said = (lambda t: fixed(dialect, t)) if fixed is not None and dialect else None  # noqa: E731
+    for line in [_dumps(header)] + [_record(r, body, bound, said) for r in records]:
         out.write(line + b"\n")
         sha.update(line + b"\n")
     out.write(_dumps({"t": "end", "records": len(records), "digest": sha.hexdigest()}) + b"\n")
@@ -203,10 +230,11 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
 
 
 def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
-                   elsewhere: str = "", owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None) -> Path:
+                   elsewhere: str = "", owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None,
+                   fixed: Optional[Callable[[str, str], bool]] = None) -> Path:
     """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444), synced with its directory
     entry (so the landed file's removal after it never reaches the disk without it); returns its path
-    (``elsewhere``, ``owned``: :class:`Removed`).
+    (``elsewhere``, ``owned``: :class:`Removed`; ``keep``, ``fixed``: :func:`skeleton_bytes`).
 
     An existing skeleton is kept as it is (a removal interrupted after writing it).
     Raises OSError, ValueError for a file that is not whole.
@@ -216,7 +244,7 @@ def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, recei
     if target.exists():
         return target
     raw = skeleton_bytes(landed.read_bytes(), at=at, generation=generation, receiver=receiver, owner=owner,
-                         elsewhere=elsewhere, owned=owned, keep=keep)
+                         elsewhere=elsewhere, owned=owned, keep=keep, fixed=fixed)
     buf = io.BytesIO()
     with gzip.GzipFile(fileobj=buf, mode="wb", mtime=0, filename="") as gz:
         gz.write(raw)

@@ -3,7 +3,8 @@ and 65 command outputs of a day read as typed prompts, text and prompt_blocks on
 
 A skeleton keeps each record's flags but not its text (docs/push.md), and whether a person's line is a typed prompt
 or a slash command, an interrupt notice or a list of parts, command output or text is read from that text: such a
-line says ``removed``. What the flags alone decide (a reply, a tool call, injected context) keeps its kind.
+line says ``removed``. What the flags alone decide (a reply, a tool call, injected context) keeps its kind, and so
+does an interrupt notice, Claude Code's fixed wording, which the skeleton keeps whole (trial 47a F2)
 
 Real input: the corpus project -src-deep-manifest (a7da6a22 and its sub-agent), collected, exported, pruned by
 ``asz prune`` (retention ``after: 0``), exported again. The person turns are counted from the source transcript."""
@@ -53,7 +54,8 @@ def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp
         old = was[(x["stream"], x["ts"], x["row"])]
         assert x["kind"] == old or (x["kind"] == "removed" and old in BY_TEXT), (old, x)
     got = after[0]["lines"]
-    assert got["removed"] == len(person) and not BY_TEXT & set(got)
+    # the interrupt notice is Claude Code's fixed wording, which its skeleton keeps whole (trial 47a F2): it stays
+    assert got["removed"] == len(person) - 1 and BY_TEXT & set(got) == {"interrupt"} and got["interrupt"] == 1
     kept = ("reply", "tool_call", "injected", "subagent_prompt")
     assert {k: got[k] for k in kept} == {k: kinds[k] for k in kept} and kinds["subagent_prompt"] == 1
     # the sub-agent's prompt was its Task call's input, which retention took: its line stays and says so
@@ -63,7 +65,8 @@ def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp
     copy = tmp_path / "day.txt"
     asz("export", SID, "--format", "text", "--root", str(root), "--out", str(copy))
     heads = [x for x in copy.read_text(encoding="utf-8").splitlines() if x.startswith("[")]
-    assert sum(x.endswith("] prompt, removed by retention") for x in heads) == len(person) == 12
+    assert sum(x.endswith("] prompt, removed by retention") for x in heads) == len(person) - 1 == 11
+    assert sum(x.endswith("] interrupt") for x in heads) == 1
     assert not any(x.endswith("] removed") for x in heads)
     assert asz("verify", "--export", str(copy), "--root", str(root)).stdout.splitlines()[-1] == \
         "the copy checks against the root"
