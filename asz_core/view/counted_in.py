@@ -37,21 +37,30 @@ def counted_in(s: dict, recorded: Callable[[str], Optional[bool]]) -> str:
 
 
 def recorded_in(root: str | os.PathLike, rows: list[dict] = ()) -> Callable[[str], Optional[bool]]:
-    """Whether a conversation of ``root`` records token counts: its row of ``rows`` when listed there, else its summary
-    (:func:`~asz_core.view.document.build_summary`); None when it cannot be read."""
+    """Whether a conversation of ``root`` records token counts: its row of ``rows`` when listed there, else its calls
+    and credits as its summary counts them, read through the root's kept summaries
+    (:func:`~asz_core.view.summary_cache.conversation_summary`: what ``asz ls`` keeps, counted and kept when its files
+    changed since); None when it cannot be read. Session 47 (fix47b): it built the conversation's summary each time,
+    about half a build of the conversation continued (``asz conversation``, an export and the page's view of a copy
+    paid it on every call: docs/performance.md)."""
     listed = {r.get("id"): r.get("usage_recorded") for r in rows}
 
     def recorded(cid: str) -> Optional[bool]:
         if cid in listed:
             return listed[cid]
-        from .document import build_summary
-        from .rows import usage_unrecorded
+        from .rows import head_session, usage_unrecorded
+        from .summary_cache import SummaryStore, conversation_summary
+        from .usage import usage_totals
 
+        store = SummaryStore(root)
         try:
-            s = build_summary(root, cid)[0]["summary"]
+            got = conversation_summary(root, cid, head_session(root, cid), (), store=store)
         except Exception:  # noqa: BLE001 (not there, not readable: not known to record any)
             return None
-        return not usage_unrecorded(s.get("llm_calls"), s.get("calls_with_usage"), s.get("credits"))
+        finally:
+            store.close()
+        s = usage_totals(got.calls)
+        return not usage_unrecorded(s.get("llm_calls"), s.get("calls_with_usage"), got.places.get("credits"))
     return recorded
 
 

@@ -113,3 +113,29 @@ def test_an_index_drawn_by_render_32_still_checks(pair, tmp_path):
     p = asz("verify", "--export", str(out), "--root", str(pair["root"]), check=False)
     assert p.returncode == 0 and "the index's figures (talks, tokens, cost, state) of 2 conversation(s)" in p.stdout, p.stdout
     assert p.stdout.splitlines()[-1] == "the folder checks against the root", p.stdout
+
+
+def test_the_conversation_continued_is_read_from_its_kept_summary(pair, monkeypatch):
+    """fix47b: ``recorded_in`` built the continued conversation's summary (about half a build) on every call, for each
+    ``asz conversation``, export and page view of a copy; it reads the summary ``asz ls`` keeps instead, counted and
+    kept when not there. Its answer is the built summary's for both conversations: the counting one's calls carry
+    token counts (4 calls in its transcript), the copy has none of its own."""
+    from asz_core.view import document
+    from asz_core.view.counted_in import recorded_in
+    from asz_core.view.rows import usage_unrecorded
+
+    root = pair["root"]
+    built = {}
+    for cid in (pair["counting"], pair["copy"]):
+        s = document.build_summary(root, cid)[0]["summary"]
+        built[cid] = not usage_unrecorded(s["llm_calls"], s["calls_with_usage"], s.get("credits"))
+        assert recorded_in(root)(cid) is built[cid]
+    assert built == {pair["counting"]: True, pair["copy"]: False}
+
+    def built_again(*_a, **_k):
+        raise AssertionError("the kept summary was not read")
+
+    monkeypatch.setattr(document, "conversation_checked", built_again)
+    monkeypatch.setattr(document, "build_summary", built_again)
+    assert recorded_in(root)(pair["counting"]) is True
+    assert _said(pair["counting"])[0] in asz("conversation", pair["copy"], "--root", str(root)).stdout
