@@ -121,7 +121,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     except (ValueError, UnicodeDecodeError, RecursionError):
         obj = None
     TURNS.after(source.path, off + len(line) + 1, turn_of(obj) or turn)
-    if obj is None:
+    if obj is None:  # a line with a byte that is not UTF-8 too: docs/adapters.md says how to keep its text readable
         rec.parts = [unknown_part(line, "the record is not valid JSON")]
         return rec
     if not isinstance(obj, dict):

@@ -6,6 +6,13 @@ Rules read fields only, never text or size (seed 000, Flags).
 ``notice``, ``auxiliary`` and ``tool_schemas`` are never set: a rollout file
 writes no stop reason, no client-made message, no child agent, no error record,
 no command record and no tool schemas.
+
+Each flag draws something in every reader (docs/adapters.md, "What each flag does to the readers"). Two to weigh
+for a runtime of your own: with no ``finished`` rule, every model call's usage reads as its last snapshot (the
+exports write ``(last snapshot, no end recorded)`` after its tokens; the tokens still count), so flag the record that
+ends a call when the runtime says so (a stop reason, a final usage line); and ``error`` means a failed model
+request: it draws an ``error.api`` step, ``API error step(s)`` in ``asz conversation`` and the ``asz ls`` state
+``errors``, so a runtime's own error that is no failed request is better a ``notice``.
 """
 
 from __future__ import annotations

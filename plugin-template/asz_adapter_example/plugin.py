@@ -36,6 +36,8 @@ class ExampleCodexAdapter(Adapter):
     dialects = (DIALECT,)
     kinds = ("transcript",)
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, media=True)
+    #: The environment variables default_source_root reads, for documentation: asz reads none of them itself
+    #: (docs/adapters.md, The contract).
     source_env = ("CODEX_HOME", "HOME")
     description = "Codex CLI rollout files (~/.codex/sessions), the asz adapter template"
 
