@@ -264,7 +264,7 @@ def _resolved(r: Path, given: str) -> str:
 
 def show(
     session: str = typer.Argument(..., help="Session id, or a unique prefix of one."),
-    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record id, a tool-use id or a provider call id."),
+    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record's place as the readers print it (1/4, 'seq 1 row 4 block 0', '(seq 1, row 4)', FILE:ROW), a record id, a tool-use id or a provider call id."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (its view.hide is withheld)."),
     redact: bool = typer.Option(False, "--redact", help="Mask each credential of a known form in the records as the page's record view masks it; stderr says how many places. Without it the records are printed as stored and stderr says how many credentials they hold whole."),
@@ -276,13 +276,23 @@ def show(
     evidence cites (with none, its from and to nodes'); an unresolved entry id
     (unres/KIND/REF) the records of stream REF, else those naming REF as id,
     tool-use id, call id or parent; a plain stream name (acompact-f46190)
-    every record of that stream's landed files; any other id prints the records
-    whose id, tool-use id or provider call id it is. Output per record:
+    every record of that stream's landed files; a record's place as the
+    readers print it (asz ls's and asz conversation's S/R, 1/4; seq 1 row 4
+    block 0, the exports' Undescribed records too; (seq 1, row 4) and record
+    ID (seq 1, row 4), the exports' Unresolved section; FILE:ROW, what asz show
+    and asz search print) that record (with a block: that part only); any
+    other id prints the records whose id, tool-use id or provider call id it
+    is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record
     line as stored (under an execution record, its arguments_check: agree, differ
     or cannot_compare, with the transcript's input; its transcript_check: the
     tool name, outcome and result held against the transcript's; and
-    observed_again when another record of the same call differs), except that control characters, C1 and bidi overrides
+    observed_again when another record of the same call differs; under a record holding an unknown part, the bytes
+    the dialect could not describe, decoded from base64 where the record keeps them so: a line ``unknown part N
+    (REASON): B bytes as kept, …``, then the bytes on one line, indented two spaces, UTF-8 as its characters and
+    each byte that is not UTF-8 as ``\\xNN``, a backslash as ``\\\\``, a newline ``\\n``, a tab ``\\t``,
+    another control ``\\xNN`` and a character that could steer a terminal or draws as nothing ``\\uNNNN``,
+    so that every byte can be read back), except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
@@ -292,12 +302,8 @@ def show(
     them``); --redact masks them as the page does. Exit 1 when the root does not exist, nothing matches or a file
     does not verify; 2 for a session prefix that names several sessions, or an empty SESSION or ID.
     """
-    import orjson
-
     from ..reading.ids import IdError, session_id
     from ..reading.show import find_records
-    from ..reading.termtext import visible
-    from ..view.server import withhold_record
     from .reading_common import fail_id, refuse_empty_id, settings
 
     refuse_empty_id("show", session, "SESSION")
@@ -308,7 +314,6 @@ def show(
     except IdError as exc:
         raise fail_id("show", exc)
     found = find_records(r, session, ident)
-    from ..view.page_secrets import masked_line
     from ..view.secret_forms import counted
     from .export_said import credentials_said
 
@@ -318,22 +323,51 @@ def show(
         typer.echo(f"asz show: {path.relative_to(r).as_posix()} does not verify, nothing of it is shown: {why} "
                    f"(asz verify names the damage)", err=True)
     for path, row, rec in found.hits:
-        typer.echo(f"{visible(path.relative_to(r).as_posix())}:{row}")
-        line = encode_record(rec)
-        if hide and set(hide).intersection(rec.flags):
-            from ..sessiondata.jsonbytes import loads
-
-            line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
-        typer.echo(visible(masked_line(line, marks, redact).decode("utf-8"), json=True))
+        _print_hit(r, path, row, rec, hide, marks, redact)
         said = checks.said(path, row) if checks is not None else None
         if said:
             typer.echo(said)
+        _unknown_bytes(rec, found.block, marks, redact, bool(hide and set(hide).intersection(rec.flags)))
     if found.hits and (said := credentials_said("show", *counted(marks), redact)):
         typer.echo(said, err=True)
     if not found.hits and not found.damaged:
         typer.echo(f"asz show: no landed record of session {session} has id, tool-use id, call id or node id {ident!r}", err=True)
     if not found.hits or found.damaged:
         raise typer.Exit(1)
+
+
+def _print_hit(root: Path, path: Path, row: int, rec, hide, marks: list[str], redact: bool) -> None:
+    """``asz show``'s lines of one record: ``<file>:<row>``, then the record line as stored (withheld when a flag
+    ``hide`` names is on it; masked with ``--redact``, its credentials counted into ``marks``)."""
+    import orjson
+
+    from ..reading.termtext import visible
+    from ..view.page_secrets import masked_line
+    from ..view.server import withhold_record
+
+    typer.echo(f"{visible(path.relative_to(root).as_posix())}:{row}")
+    line = encode_record(rec)
+    if hide and set(hide).intersection(rec.flags):
+        from ..sessiondata.jsonbytes import loads
+
+        line = orjson.dumps(withhold_record(loads(line, exact=True)))  # lone surrogate escapes and wide numbers read
+    typer.echo(visible(masked_line(line, marks, redact).decode("utf-8"), json=True))
+
+
+def _unknown_bytes(rec, block: int | None, marks: list[str], redact: bool, withheld: bool) -> None:
+    """Print the bytes of ``rec``'s unknown parts (the one ``block`` names, when given) under it, none of a record
+    ``withheld`` (:func:`~asz_core.reading.show.unknown_lines`; trial 47c F3), masked with ``--redact``; their
+    credentials counted into ``marks`` for a part kept as base64 (the record's line showed them to no one), apart
+    for one kept as its string (the record's line counted them already)."""
+    from ..reading.show import unknown_lines
+    from ..reading.termtext import visible
+    from ..view.secret_forms import Masker
+
+    if withheld:
+        return
+    coded = any(p.k == "unknown" and p.encoding == "base64" for p in rec.parts)
+    for text in unknown_lines(rec, block, Masker(redact, marks if coded else []).text):
+        typer.echo(visible(text))
 
 
 def _is_execution(path: Path) -> bool:

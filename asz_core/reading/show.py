@@ -16,10 +16,16 @@ An id is looked up in this order:
 4. a plain stream name (``acompact-f46190``, which the document names as a
    ``stream/…`` node or only as an unresolved entry's ``ref``): every record
    of the landed files of that stream;
-5. otherwise a record id, a tool-use id (of a call or result part, or a
+5. a record's place as the readers print it (:func:`record_place`; trial 47c F3: ``asz ls`` printed ``1/4`` for an
+   undescribed record that ``asz show`` could not open): ``S/R`` (seq and row: ``asz ls``'s and ``asz
+   conversation``'s problem lines), ``seq S row R block B`` (``asz conversation``'s undescribed parts, the exports'
+   Undescribed records), ``(seq S, row R)`` (the exports' Unresolved section, ``record ID (seq S, row R)`` whole),
+   ``FILE:ROW`` (what ``asz show`` and ``asz search`` print, the exports' ``in FILE:ROW``; FILE from the root, from
+   the session's folder, or the file's name) and ``seq S:R``: that one record (``block``: the part B names);
+6. otherwise a record id, a tool-use id (of a call or result part, or a
    record's ``tool``) or a provider call id (a record's ``call``, ``msg_…``),
    matched against every landed record; ``call/X`` and ``tool/X`` that are
-   not nodes are matched as ``X``.
+   not nodes are matched as ``X``; ``record ID`` as ``ID``.
 
 Every id ``asz conversation --json`` prints under an ``id`` key is one of
 these (tests/reading/test_show_every_id.py).
@@ -35,6 +41,7 @@ seq (written again whole since it was parsed:
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import NamedTuple
 
@@ -47,7 +54,7 @@ from ..sessiondata.model import Record
 from ..storage.layout import kind_dir_parts, landed_files
 from .landed_check import chain_problem
 
-__all__ = ["Hit", "Found", "find_records", "node_refs"]
+__all__ = ["Hit", "Found", "find_records", "node_refs", "record_place", "shown_bytes", "unknown_lines"]
 
 
 class Hit(NamedTuple):
@@ -59,11 +66,43 @@ class Hit(NamedTuple):
 
 
 class Found(NamedTuple):
-    """What :func:`find_records` found: ``hits`` in file and row order, ``damaged`` files (path, why), and ``node`` when a node id matched."""
+    """What :func:`find_records` found: ``hits`` in file and row order, ``damaged`` files (path, why), ``node`` when a
+    node id matched, and ``block`` when a record's place named one of its parts (``seq 1 row 4 block 0``)."""
 
     hits: list[Hit]
     damaged: list[tuple[Path, str]]
     node: str
+    block: int | None = None
+
+
+#: The record places the readers print (:func:`record_place`): ``1/4``; ``seq 1 row 4 block 0``, with the exports'
+#: ``(main)`` after it and a colon; ``(seq 2, row 1)``, whole as ``record ID (seq 2, row 1)``; ``seq 1:4``.
+_PLACES = (re.compile(r"(?P<seq>\d+)/(?P<row>\d+)"),
+           re.compile(r"(?:record \S+ )?\(?seq (?P<seq>\d+),? row (?P<row>\d+)(?:,? block (?P<block>\d+))?\)?(?: \(\S+\))?:?"),
+           re.compile(r"seq (?P<seq>\d+):(?P<row>\d+)"))
+#: ``FILE:ROW``: a landed file (``….sd``) and a row of it.
+_FILE_ROW = re.compile(r"(?P<file>.+\.sd):(?P<row>\d+)")
+
+
+def record_place(session_dir: Path, ident: str) -> tuple[int, int, int | None] | None:
+    """``(seq, row, block)`` of the record place ``ident`` names (module docstring, 5; ``block`` None when it names
+    none), FILE:ROW's file found among the landed files of ``session_dir``; None for any other id, or a file that is
+    not one of them."""
+    text = " ".join(ident.split())
+    for pattern in _PLACES:
+        m = pattern.fullmatch(text)
+        if m:
+            block = m.groupdict().get("block")
+            return int(m["seq"]), int(m["row"]), int(block) if block is not None else None
+    m = _FILE_ROW.fullmatch(ident.strip())
+    if m is None or not session_dir.is_dir():
+        return None
+    want = m["file"].replace("\\", "/").strip("/")
+    for ln, path in landed_files(session_dir):
+        rel = path.relative_to(session_dir).as_posix()
+        if want in (f"{session_dir.name}/{rel}", rel, path.name) or f"/{session_dir.name}/{rel}".endswith(f"/{want}"):
+            return ln.seq, int(m["row"]), None
+    return None
 
 
 def _fold(root: Path, conversation: str) -> Fold | None:
@@ -151,11 +190,15 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
     nodes = fold.nodes if fold is not None else {}
     wanted: set[tuple[int, int]] | None = None
     node = ""
+    place = None
     if ident in nodes:
         node = ident
         wanted = set(node_refs(nodes, ident))
     else:
         wanted = _entry_refs(fold, ident)
+    if wanted is None and (place := record_place(root / session, ident)) is not None:
+        wanted = {place[:2]}
+    ident = ident[len("record "):] if wanted is None and ident.startswith("record ") else ident  # the exports' words
     missing = _unresolved_ref(fold, ident) if wanted is None else ""
     stream = _stream_dir(root / session, ident) if wanted is None and not missing else None
     bare = ident.split("/", 1)[1] if "/" in ident and ident.split("/", 1)[0] in ("call", "tool") else ident
@@ -196,4 +239,56 @@ def find_records(root: str | os.PathLike, session: str, ident: str, conversation
             damaged.append((path, why))
             continue
         hits.extend(found)
-    return Found(hits, damaged, node)
+    return Found(hits, damaged, node, place[2] if place is not None else None)
+
+
+def shown_bytes(raw: bytes) -> str:
+    """``raw`` (an unknown part's bytes) as one line a terminal shows as it is and from which every byte can be read
+    back: UTF-8 as its characters; each byte that is not UTF-8 as ``\\xNN`` (a Latin-1 ``é`` reads ``caf\\xe9``);
+    a backslash as ``\\\\``, a newline ``\\n``, a tab ``\\t``, another control ``\\xNN`` (its byte: below 0x80,
+    so never a byte that is not UTF-8) and a character that could steer a terminal or draws as nothing (C1, the
+    bidi overrides, U+2028, U+200B: :data:`~asz_core.termsafe.ESCAPED_IN_DATA`, :data:`~asz_core.termsafe.HIDDEN`)
+    ``\\uNNNN`` (``\\UNNNNNNNN`` above U+FFFF), the UTF-8 of that character."""
+    from ..termsafe import ESCAPED_IN_DATA, HIDDEN
+
+    out = []
+    for ch in raw.decode("utf-8", "surrogateescape"):
+        c = ord(ch)
+        if 0xDC80 <= c <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
+            out.append(f"\\x{c - 0xDC00:02x}")
+        elif ch in "\\\n\t":
+            out.append({"\\": "\\\\", "\n": "\\n", "\t": "\\t"}[ch])
+        elif c < 0x20 or c == 0x7F:
+            out.append(f"\\x{c:02x}")
+        elif c in ESCAPED_IN_DATA or c in HIDDEN:
+            out.append(f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def unknown_lines(rec: Record, block: int | None = None, shown=lambda text: text) -> list[str]:
+    """What ``asz show`` prints under a record of each of its unknown parts (the one ``block`` names, when given):
+    ``unknown part 0 (the record is not valid JSON): 146 bytes as kept, from the record's base64 (not all UTF-8);
+    each byte that is not UTF-8 shown \\xNN, a backslash \\\\ (asz show --help)``, then, indented two spaces,
+    the bytes (:func:`shown_bytes`, each run of UTF-8 text first through ``shown``: the caller's masking) (trial 47c F3: the bytes were reachable only by opening the .sd file)."""
+    out = []
+    for i, p in enumerate(rec.parts):
+        if p.k != "unknown" or block is not None and i != block:
+            continue
+        why = p.text or "no reason given"
+        try:
+            raw = p.raw()
+        except (ValueError, TypeError) as exc:  # no string (withheld, a skeleton's) or an encoding no seed names
+            out.append(f"unknown part {i} ({why}): its bytes are not shown: {exc}")
+            continue
+        kept = "from the record's base64 (not all UTF-8)" if p.encoding == "base64" else "the record's string (UTF-8)"
+        out += [f"unknown part {i} ({why}): {len(raw):,} bytes as kept, {kept}; each byte that is not UTF-8 shown "
+                "\\xNN, a backslash \\\\ (asz show --help)",
+                "  " + shown_bytes("".join(x if _NOT_UTF8.fullmatch(x) else shown(x) for x in _NOT_UTF8.split(
+                    raw.decode("utf-8", "surrogateescape")) if x).encode("utf-8", "surrogateescape"))]
+    return out
+
+
+#: A run of bytes that are not UTF-8, as ``surrogateescape`` decodes them (kept apart from the text that is masked).
+_NOT_UTF8 = re.compile("([\udc80-\udcff]+)")
