@@ -44,7 +44,7 @@ from .admit import landed_seq, removed_digest, round_reads
 from .push_elsewhere import NOT_TAKEN, Elsewhere
 from .push_refusals import Refusals
 from .push_rest import Rests, rests_made
-from .settings import ExportConfig, default_instance_id, split_endpoint
+from .settings import ExportConfig, default_instance_id, split_endpoint, token_said
 from .state import PushState, receiver_answer
 from .transport import Answer, Poked, Sender, sender
 from .wire import ASSEMBLE, REPLACES, REST, Described, OutFile, RoundTitles, kvs, log_record, logs_request, outbox, resource, runtime_of
@@ -340,7 +340,7 @@ class _Pass(Elsewhere, Rests):
         if going:
             return True
         left = self.failed_batch + sum(1 for f in files if _due_digest(self.state, f) is not None)
-        self.problem(f"push to {self.state.endpoint}: {self.failure} ({left} file(s) left for the next pass)")
+        self.problem(f"push to {self.state.endpoint}: {token_said(self.failure)} ({left} file(s) left for the next pass)")
         return False
 
     def _rests_first(self, held: set[str]):

@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 import attrs
 
 __all__ = ["ExportConfig", "RetentionConfig", "parse_export", "parse_retention", "default_instance_id", "split_endpoint",
-           "DEFAULT_BATCH_BYTES", "TOKEN_ENV", "check_token", "with_token"]
+           "DEFAULT_BATCH_BYTES", "TOKEN_ENV", "TOKEN_FROM", "check_token", "token_said", "with_token"]
 
 #: The environment variable ``asz push`` (and the push after an ``asz collect`` or ``asz server`` pass) reads a
 #: receiver's bearer token from, sent as ``Authorization: Bearer <token>`` (docs/push.md; never printed).
@@ -171,6 +171,19 @@ def check_token(token: str, where: str) -> str:
     if any(c.isspace() or not c.isprintable() for c in token):
         raise ValueError(f"{where}: the token holds whitespace or a control character (one line, no spaces)")
     return token
+
+
+#: Where a pusher's token comes from, said after a receiver refused a request for its token (trial 47a F3: the line
+#: after ``asz collect --once`` said ``gRPC UNAUTHENTICATED: a bearer token is required`` and nothing of where it goes).
+TOKEN_FROM = (f"the token is read from ${TOKEN_ENV} (asz push also takes --token-file FILE), else from the "
+              "authorization header of export.otlp.headers")
+
+
+def token_said(failure: str) -> str:
+    """``failure`` (a push request's error), followed by ``; `` and :data:`TOKEN_FROM` when it is a refusal for the
+    token (gRPC ``UNAUTHENTICATED``, HTTP 401)."""
+    refused = failure.startswith("gRPC UNAUTHENTICATED:") or ": HTTP 401 " in failure
+    return f"{failure}; {TOKEN_FROM}" if refused else failure
 
 
 def with_token(cfg: ExportConfig, token: str | None) -> ExportConfig:

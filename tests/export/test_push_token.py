@@ -73,6 +73,9 @@ def test_a_wrong_token_is_said_as_not_matching(proto, root, receiver):
         assert rep.errors == 1 and rep.files == 0 and rep.requests == 1
         assert rep.wire == 0  # the refusal came to an empty request: no byte of the payload went out (8 MB before)
         assert ("UNAUTHENTICATED" if proto == "grpc" else "401") in rep.problems[0] and words in rep.problems[0]
+        # where the token goes is said (trial 47a F3: after asz collect --once the line named neither)
+        assert f"; the token is read from $ASZ_PUSH_TOKEN (asz push also takes --token-file FILE), else from the " \
+               f"authorization header of export.otlp.headers (" in rep.problems[0]
     assert "required" not in wrong.problems[0] and "wrong" not in wrong.problems[0]  # nor is the token echoed
 
 
