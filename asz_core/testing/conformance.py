@@ -19,6 +19,7 @@ from ..plugins.adapter import VOCABULARY, Adapter, undeclared_flag
 from ..sessiondata import FLAGS, SDReader, VocabularyError, check_vocabulary
 from ..sessiondata.model import FILE_KINDS
 from .accounted import unaccounted
+from .glossary_read import contradicted
 from .landing import SamplesRoot, collect_once, landed_records
 from .usage_reach import figures_unreached
 
@@ -54,6 +55,23 @@ def made_up_counts(where: str, data: bytes, rec) -> list[str]:
         elif (v < 0 or v > UNLIKELY_COUNT) and str(v).encode() not in data:
             bad.append(f"{where}: usage.{name} {v:,} is no count a call reports, and the line does not hold it")
     return bad
+
+
+def _shown_in(root: Path) -> tuple[set, bool, set, set, set]:
+    """``(part kinds, any usage, streams, call ids, result ids)`` of the landed records of ``root``; a call part with
+    no id fails (:meth:`AdapterConformance.test_capabilities_show_in_the_samples`)."""
+    kinds, usage, streams, calls, results = set(), False, set(), set(), set()
+    for _p, h, _r, rec in landed_records(root):
+        streams.add(h.stream)
+        usage = usage or rec.usage is not None
+        for p in rec.parts:
+            kinds.add(p.k)
+            if p.k == "call":
+                assert p.id, "a call part needs its id"
+                calls.add(p.id)
+            if p.k == "result" and p.of:
+                results.add(p.of)
+    return kinds, usage, streams, calls, results
 
 
 def _landed_tree(root: Path) -> dict[str, bytes]:
@@ -289,6 +307,11 @@ class AdapterConformance:
                 else:
                     assert t.note and not t.where, f"{dialect}: derived term {t.unified!r} needs a note and no location"
 
+    def test_glossary_names_what_the_records_carry(self, samples_root: SamplesRoot, adapter: Adapter) -> None:
+        """No term the glossary calls derived is a field or flag-drawn step the samples' records carry (trial 47c F5)."""
+        bad = contradicted(adapter, landed_records(samples_root.root))  # .glossary_read's module docstring says why
+        assert not bad, f"{adapter.name}: the glossary calls derived what the samples' records carry:\n" + "\n".join(bad)
+
     def test_flag_rules_are_in_the_vocabulary(self, adapter: Adapter) -> None:
         """Each declared flag rule names a flag of the closed vocabulary and says its rule."""
         for dialect in adapter.dialects:
@@ -484,18 +507,7 @@ class AdapterConformance:
         caps = adapter.capabilities
         unknown = set(self.unshown_capabilities) - {"tool_calls", "reasoning", "usage", "children", "media"}
         assert not unknown, f"unshown_capabilities names no capability: {sorted(unknown)}"
-        kinds, usage, streams = set(), False, set()
-        calls, results = set(), set()
-        for _p, h, _r, rec in landed_records(samples_root.root):
-            streams.add(h.stream)
-            usage = usage or rec.usage is not None
-            for p in rec.parts:
-                kinds.add(p.k)
-                if p.k == "call":
-                    assert p.id, "a call part needs its id"
-                    calls.add(p.id)
-                if p.k == "result" and p.of:
-                    results.add(p.of)
+        kinds, usage, streams, calls, results = _shown_in(samples_root.root)
         shown = {
             "tool_calls": "call" in kinds and "result" in kinds and bool(calls & results),
             "reasoning": "reasoning" in kinds,

@@ -284,6 +284,16 @@ MODEL_ON_TURN_ONLY = case("model_on_turn_only", "capabilities", '''
                 rec.model = ""
             return rec
 ''')
+GLOSSARY_DERIVED = case("glossary_derived", "glossary_names_what", '''
+    from asz_core import Term
+
+    from asz_adapter_example.convert import DIALECT
+
+    class Changed(ExampleCodexAdapter):  # trial 47c F5: terms the records carry called derived, "does not occur"
+        glossaries = {DIALECT: tuple(Term(t.unified, "", "", "asz derives it or it does not occur")
+                                     if t.unified in ("model", "epoch.boundary") else t
+                                     for t in ExampleCodexAdapter.glossaries[DIALECT])}
+''')
 UNCHANGED = case("unchanged", None, '''
     class Changed(ExampleCodexAdapter):
         pass
@@ -496,3 +506,26 @@ def test_a_model_that_reaches_no_call_fails_naming_the_session(kit):
     assert (f"example-codex: session {sid}: 1 record(s) name a model ({model!r} at " in o.text
             and f".jsonl:{n}) but none of its 1 model call(s) does, so the readers say 'models not recorded by the "
                 "runtime'" in o.text), o.text[-3000:]
+
+
+def test_a_glossary_calling_derived_what_the_records_carry_fails_naming_the_line(kit):
+    """Trial 47c F5: a glossary calling ``error.api``, ``id`` and ``parent`` derived ("does not occur") passed the kit
+    while the records carried all three. Calling the template's ``model`` and ``epoch.boundary`` derived fails, naming
+    the first line that carries each (counted from the sample files: the first ``turn_context`` line naming a model,
+    the ``compacted`` line); the template itself passes (``test_the_template_itself_passes_the_kit``)."""
+    import json
+
+    o = kit[GLOSSARY_DERIVED]
+    assert (o.failed, o.errors) == (1, 0), o.text[-3000:]
+    lines = _sample_lines()
+    first = sorted(lines)[0]
+    n, model = next((i, json.loads(x)["payload"]["model"]) for i, x in enumerate(lines[first], 1)
+                    if b'"turn_context"' in x and b'"model"' in x)
+    compacted = [(sid, i) for sid, ls in lines.items() for i, x in enumerate(ls, 1) if b'"type":"compacted"' in x]
+    assert len(compacted) == 1
+    said = "is derived in the glossary ('asz derives it or it does not occur'), but line {} of "
+    assert f"example-codex/1: 'model' {said.format(n)}" in o.text, o.text[-3000:]
+    assert f"-{first}.jsonl carries it (its record field model is {model!r})" in o.text, o.text[-3000:]
+    sid, i = compacted[0]
+    assert f"example-codex/1: 'epoch.boundary' {said.format(i)}" in o.text, o.text[-3000:]
+    assert f"-{sid}.jsonl carries it (its flag context_reset draws the step epoch.boundary)" in o.text
