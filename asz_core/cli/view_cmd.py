@@ -264,7 +264,7 @@ def _resolved(r: Path, given: str) -> str:
 
 def show(
     session: str = typer.Argument(..., help="Session id, or a unique prefix of one."),
-    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record's place as the readers print it (1/4, 'seq 1 row 4 block 0', '(seq 1, row 4)', FILE:ROW), a record id, a tool-use id or a provider call id."),
+    ident: str = typer.Argument(..., metavar="ID", help="Any id the document prints: a node id (talk/…, call/…, tool/…, run/…), a relation (rel/…) or unresolved entry (unres/…) id, a stream name, a record's place as the readers print it (1/4, 'seq 1 row 4 block 0', '(seq 1, row 4)', FILE:ROW, 'FILE line N'), a record id, a tool-use id or a provider call id."),
     root: Optional[Path] = typer.Option(None, "--root", help="Storage root (default: storage.root, else ./data)."),
     config: Optional[Path] = typer.Option(None, "--config", help="asz.yaml to read (its view.hide is withheld)."),
     redact: bool = typer.Option(False, "--redact", help="Mask each credential of a known form in the records as the page's record view masks it; stderr says how many places. Without it the records are printed as stored and stderr says how many credentials they hold whole."),
@@ -280,7 +280,8 @@ def show(
     readers print it (asz ls's and asz conversation's S/R, 1/4; seq 1 row 4
     block 0, the exports' Undescribed records too; (seq 1, row 4) and record
     ID (seq 1, row 4), the exports' Unresolved section; FILE:ROW, what asz show
-    and asz search print) that record (with a block: that part only); any
+    and asz search print; FILE line N, an untimed step's, row N - 1) that
+    record (with a block: that part only); any
     other id prints the records whose id, tool-use id or provider call id it
     is. Output per record:
     ``<file>:<row>`` (row 1 is the line after the header) then the record

@@ -21,7 +21,8 @@ An id is looked up in this order:
    conversation``'s problem lines), ``seq S row R block B`` (``asz conversation``'s undescribed parts, the exports'
    Undescribed records), ``(seq S, row R)`` (the exports' Unresolved section, ``record ID (seq S, row R)`` whole),
    ``FILE:ROW`` (what ``asz show`` and ``asz search`` print, the exports' ``in FILE:ROW``; FILE from the root, from
-   the session's folder, or the file's name) and ``seq S:R``: that one record (``block``: the part B names);
+   the session's folder, or the file's name), ``FILE line N`` (the exports' ``time does not read (…, FILE line
+   N)``: row N - 1) and ``seq S:R``: that one record (``block``: the part B names);
 6. otherwise a record id, a tool-use id (of a call or result part, or a
    record's ``tool``) or a provider call id (a record's ``call``, ``msg_…``),
    matched against every landed record; ``call/X`` and ``tool/X`` that are
@@ -80,8 +81,9 @@ class Found(NamedTuple):
 _PLACES = (re.compile(r"(?P<seq>\d+)/(?P<row>\d+)"),
            re.compile(r"(?:record \S+ )?\(?seq (?P<seq>\d+),? row (?P<row>\d+)(?:,? block (?P<block>\d+))?\)?(?: \(\S+\))?:?"),
            re.compile(r"seq (?P<seq>\d+):(?P<row>\d+)"))
-#: ``FILE:ROW``: a landed file (``….sd``) and a row of it.
-_FILE_ROW = re.compile(r"(?P<file>.+\.sd):(?P<row>\d+)")
+#: ``FILE:ROW``: a landed file (``….sd``) and a row of it; ``FILE line N``: its line N (the header is line 1, so row
+#: N - 1), as the exports' ``time does not read ('yesterday', S/…/x.sd line 3)`` and ``asz usage``'s notes print it.
+_FILE_ROW = re.compile(r"(?P<file>.+\.sd)(?::(?P<row>\d+)| line (?P<line>\d+))")
 
 
 def record_place(session_dir: Path, ident: str) -> tuple[int, int, int | None] | None:
@@ -98,10 +100,11 @@ def record_place(session_dir: Path, ident: str) -> tuple[int, int, int | None] |
     if m is None or not session_dir.is_dir():
         return None
     want = m["file"].replace("\\", "/").strip("/")
+    row = int(m["row"]) if m["row"] is not None else int(m["line"]) - 1
     for ln, path in landed_files(session_dir):
         rel = path.relative_to(session_dir).as_posix()
         if want in (f"{session_dir.name}/{rel}", rel, path.name) or f"/{session_dir.name}/{rel}".endswith(f"/{want}"):
-            return ln.seq, int(m["row"]), None
+            return ln.seq, row, None
     return None
 
 

@@ -5,7 +5,8 @@ said no landed record has that id, exit 1; its bytes were kept, as base64, reach
 Real input: the corpus transcript de3b8b19 with three lines planted as a runtime may write them, landed by the real
 ``asz collect --once`` (Claude Code's adapter): after its line 4, a prompt whose ``é`` is the Latin-1 byte 0xE9 (not
 UTF-8: the adapter reads its text and keeps the line's bytes as an unknown part, base64) and a line cut short (not
-JSON: one unknown part, its string); and its Bash call's id changed (its result's call never lands). Each place is
+JSON: one unknown part, its string); its Bash call's id changed (its result's call never lands); and a last prompt
+whose time reads ``yesterday`` (the exports name its landed file and line). Each place is
 taken from the readers' own output (``asz ls``, ``asz conversation``, md, html, ``asz show``'s own ``FILE:ROW``),
 and the bytes shown are decoded here by the rule ``asz show --help`` states and compared with the source line's.
 """
@@ -24,6 +25,7 @@ SRC = "claude-code/projects/-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 LATIN = b"caf\xe9 au lait"  # a prompt saved in Latin-1
 CUT = b'{"type":"user","message":{"role":"user","content":"half a line'
+UNTIMED = "99999999-2222-4333-8444-555555555555"  # a prompt whose time does not read
 
 
 @pytest.fixture(scope="module")
@@ -36,7 +38,10 @@ def landed(corpus_dir: Path, tmp_path_factory) -> tuple[Path, dict[int, bytes], 
     call = json.loads(lines[4])
     (use,) = [b for b in call["message"]["content"] if b.get("type") == "tool_use"]
     use["id"] = "toolu_renamed_never_answered"
-    out = [*lines[:4], latin, CUT, json.dumps(call).encode(), *lines[5:]]
+    last = json.loads(lines[-1])
+    untimed = {**prompt, "uuid": UNTIMED, "parentUuid": last["uuid"], "timestamp": "yesterday",
+               "message": {"role": "user", "content": "one more question"}}
+    out = [*lines[:4], latin, CUT, json.dumps(call).encode(), *lines[5:], json.dumps(untimed).encode()]
     (base / "projects" / "p").mkdir(parents=True)
     (base / "projects" / "p" / Path(SRC).name).write_bytes(b"".join(x + b"\n" for x in out))
     asz("collect", "--once", "--source", str(base / "projects"), "--root", str(base / "root"))
@@ -77,7 +82,7 @@ def _shown(root: Path, place: str) -> tuple[str, dict[int, bytes]]:
 def test_every_place_a_reader_prints_opens_the_record_and_its_bytes_are_the_source_line(landed):
     root, planted, _ = landed
     ls = asz("ls", "--root", str(root)).stdout
-    (listed,) = re.findall(r"could hold calls: .*?: ([0-9/, ]+); asz conversation", ls)
+    (listed,) = re.findall(r"could hold calls: .*?: ([0-9/, ]+);", ls)
     said = asz("conversation", SID[:8], "--root", str(root)).stdout
     parts = re.findall(r"^  (seq \d+ row \d+ block \d+):", said, re.M)
     md = asz("export", SID, "--format", "md", "--root", str(root)).stdout
@@ -113,3 +118,12 @@ def test_the_unresolved_sections_place_and_a_files_name_open_the_record(landed):
     assert asz("show", SID[:8], out[0].split("/", 1)[1], "--root", str(root)).stdout.splitlines() == out
     miss = asz("show", SID[:8], "1/999", "--root", str(root), check=False)
     assert miss.returncode == 1 and "'1/999'" in miss.stderr
+
+
+def test_the_file_and_line_an_untimed_step_names_opens_its_record(landed):
+    root, _, _ = landed
+    md = asz("export", SID, "--format", "md", "--root", str(root)).stdout
+    (place,) = re.findall(r"time does not read \('yesterday', (\S+\.sd line \d+)\)", md)
+    out = asz("show", SID[:8], place, "--root", str(root)).stdout.splitlines()
+    assert len(out) == 2 and json.loads(out[1])["id"] == UNTIMED
+    assert out[0].endswith(f".sd:{int(place.rsplit(' ', 1)[1]) - 1}")  # line 1 of a landed file is its header
