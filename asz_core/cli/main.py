@@ -32,10 +32,11 @@ COMMANDS = {
 }
 #: Commands run without building the Typer application when their arguments are all plain options
 #: (:mod:`asz_core.cli.quick`; issue 22): the servers, so they listen sooner, ``collect``, whose pass with nothing
-#: new is mostly start-up, and ``usage``, whose report the kept summaries answer (perf47: Typer's pydantic was a
-#: third of its start). Command name -> (module, function).
+#: new is mostly start-up, and ``usage`` and ``ls``, whose reports the kept summaries and rows answer (perf47: Typer's
+#: pydantic was a third of their start). Command name -> (module, function).
 QUICK = {"view": ("server_cmd", "view"), "server": ("server_cmd", "server"), "collect": ("collect_cmd", "collect"),
-         "verify": ("verify_cmd", "verify"), "usage": ("usage_cmd", "usage")}
+         "verify": ("verify_cmd", "verify"), "usage": ("usage_cmd", "usage"),
+         "ls": ("conversations_cmd", "conversations"), "conversations": ("conversations_cmd", "conversations")}
 
 
 def source_commit() -> str:
@@ -158,7 +159,7 @@ def _run_quick(module: str, func: str) -> None:
 
     from .quick import run_quick
 
-    run_quick(getattr(import_module(f"{__package__}.{module}"), func), sys.argv[2:])
+    run_quick(getattr(import_module(f"{__package__}.{module}"), func), sys.argv[2:], sys.argv[1])
 
 
 if __name__ == "__main__":  # pragma: no cover

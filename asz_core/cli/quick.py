@@ -47,6 +47,19 @@ _MANY: dict[Any, Callable[[str], Any]] = {list[Path]: Path, list[str]: str}
 _MANY_OR_NONE: dict[Any, Callable[[str], Any]] = {Optional[list[Path]]: Path, Optional[typing.List[Path]]: Path}
 #: The key of :func:`_options`'s answer that names the command's one optional ``str`` argument (never an option name).
 WORD = ""
+#: The key of :func:`_options`'s answer that names the command's ``typer.Context`` parameter (no argument holds a NUL).
+CONTEXT = "\0context"
+#: A short name an option may have beside its long ones (``--limit``/``-n``), given as ``-n VALUE`` only.
+_SHORT = re.compile(r"-[A-Za-z]")
+
+
+def _nonempty(value: str) -> str:
+    """A value of an option whose callback refuses one given empty (marked ``refuses_empty``:
+    :func:`asz_core.cli.reading_common.given`, the filters' check): ``value``, ValueError for '' (Typer then reads the
+    arguments, and its callback says so). Any other value the callback gives back as it is."""
+    if not value:
+        raise ValueError("given empty")
+    return value
 
 
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
@@ -55,7 +68,7 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
     argument."""
     import inspect
 
-    from typer.models import ArgumentInfo, OptionInfo
+    from typer.models import ArgumentInfo, Context, OptionInfo
 
     try:
         hints = typing.get_type_hints(func)
@@ -65,6 +78,12 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
     for name, p in inspect.signature(func).parameters.items():
         info, hint = p.default, hints.get(name)
         convert: Any = _CONVERT.get(hint)
+        if hint is Context:
+            out[CONTEXT] = (name, None)  # the command's context: its info_name the command typed (quick_kwargs)
+            continue
+        refuses = isinstance(info, OptionInfo) and getattr(info.callback, "refuses_empty", False) and hint is str
+        if refuses:
+            convert = _nonempty
         if hint is bool and isinstance(info, OptionInfo) and info.default is False:
             convert = FLAG
         elif hint in _MANY and isinstance(info, OptionInfo) and info.default == []:
@@ -78,12 +97,14 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
             continue
         if not isinstance(info, OptionInfo) or convert is None:
             return None
-        if any(getattr(info, attr, value) != value for attr, value in _PLAIN.items()):
+        if any(getattr(info, attr, value) != value for attr, value in {**_PLAIN, "callback": info.callback if refuses
+                                                                       else None}.items()):
             return None
         decls = [d for d in (info.param_decls or ()) if d.startswith("--") and "/" not in d]
-        if not decls or len(decls) != len(info.param_decls or ()):
+        short = [d for d in (info.param_decls or ()) if _SHORT.fullmatch(d)] if convert is not FLAG else []
+        if not decls or len(decls) + len(short) != len(info.param_decls or ()):
             return None
-        for d in decls:
+        for d in decls + short:
             out[d] = (name, convert)
     return out
 
@@ -127,17 +148,23 @@ def with_user_paths(func: Callable) -> Callable:
     return expanded
 
 
-def quick_kwargs(func: Callable, args: list[str]) -> dict[str, Any] | None:
-    """The keyword arguments Typer would call ``func`` with for the command-line ``args``, or None to leave it to Typer."""
+def quick_kwargs(func: Callable, args: list[str], name: str = "") -> dict[str, Any] | None:
+    """The keyword arguments Typer would call ``func`` with for the command-line ``args``, or None to leave it to Typer.
+    ``name``: the command as typed (``ls``), the ``info_name`` of the context a command taking one gets (without it,
+    such a command is left to Typer)."""
     options = _options(func)
-    given = None if options is None else read_options(options, args)
+    given = None if options is None or (CONTEXT in options and not name) else read_options(options, args)
     if given is None:
         return None
     import inspect
 
-    out = {name: list(p.default.default) if isinstance(p.default.default, list) else p.default.default
-           for name, p in inspect.signature(func).parameters.items()}
+    out = {p_name: list(p.default.default) if isinstance(p.default.default, list) else p.default.default
+           for p_name, p in inspect.signature(func).parameters.items() if p_name != options.get(CONTEXT, ("",))[0]}
     out.update(given)
+    if CONTEXT in options:
+        import typer.core
+
+        out[options[CONTEXT][0]] = typer.Context(typer.core.TyperCommand(name=name), info_name=name)
     return out
 
 
@@ -175,21 +202,24 @@ def read_options(options: dict[str, tuple[str, Any]], args: list[str]) -> dict[s
         name, convert = options[flag]
         if (convert is int and not _INT.fullmatch(value)) or (convert is float and not _FLOAT.fullmatch(value)):
             return None
-        if isinstance(convert, tuple):
-            given.setdefault(name, []).append(convert[0](value))
-        else:
-            given[name] = convert(value)  # a repeated option: the last wins, as in Click
+        try:
+            if isinstance(convert, tuple):
+                given.setdefault(name, []).append(convert[0](value))
+            else:
+                given[name] = convert(value)  # a repeated option: the last wins, as in Click
+        except ValueError:  # a value the option's callback refuses (_nonempty): Typer's answer
+            return None
     return given
 
 
-def run_quick(func: Callable, args: list[str]) -> bool:
+def run_quick(func: Callable, args: list[str], name: str = "") -> bool:
     """Run ``func`` with the options in ``args`` and exit as Typer would (``typer.Exit``'s code; ``Aborted!`` and 1 on
     ``typer.Abort`` or end of input; 130 on a Ctrl-C the command did not catch, raised as Typer raises it, so
     :func:`asz_core.cli.main.main` says it in one line); False, having run nothing, when the arguments are not all
-    plain options (:func:`quick_kwargs`)."""
+    plain options (:func:`quick_kwargs`; ``name``: the command as typed, for one that takes its context)."""
     import typer
 
-    kwargs = quick_kwargs(func, args)
+    kwargs = quick_kwargs(func, args, name)
     if kwargs is None:
         return False
     try:

@@ -43,6 +43,9 @@ def given(ctx: typer.Context, param: typer.CallbackParam, value: str) -> str:
     return value
 
 
+given.refuses_empty = True  # type: ignore[attr-defined]  # asz_core.cli.quick reads a value it lets pass, not an empty one
+
+
 def filter_option(flag: str, help: str):
     """A filter option of the commands that list or search conversations: ``''`` when not given, refused given
     empty (:func:`given`)."""

@@ -89,3 +89,72 @@ def test_usage_loads_no_pydantic(corpus_copy):
     p = subprocess.run([sys.executable, "-c", script.format(args=["usage", "--root", str(root)])],
                        capture_output=True, text=True, cwd=REPO, timeout=300)
     assert p.stdout.strip().splitlines()[-1] == "LOADED: EXIT:0", p.stdout + p.stderr
+
+
+def _typer_passes_ls(args: list[str], typed: str) -> dict:
+    """What Typer calls ``asz ls``'s function with for ``args`` when the command is typed ``typed`` (its context
+    given as its ``info_name``)."""
+    import functools
+
+    import typer
+    from typer.testing import CliRunner
+
+    from asz_core.cli import conversations_cmd
+
+    seen: dict = {}
+
+    @functools.wraps(conversations_cmd.conversations)
+    def record(**kwargs):
+        seen.update(kwargs)
+
+    app = typer.Typer()
+    app.command(typed)(record)
+    app.command("other")(lambda: None)  # two commands: the one run is named on the command line, as in asz
+    got = CliRunner().invoke(app, [typed, *args])
+    assert got.exit_code == 0, got.output
+    return {**seen, "ctx": seen["ctx"].info_name}
+
+
+LS_ARGS = [
+    [],
+    ["--json", "--root", "r"],
+    ["-n", "5", "--sort", "cost"],
+    ["--limit=3", "--project", "p", "--since", "7d", "--until", "2026-11-30", "--tz", "UTC"],
+    ["--model", "opus", "--dialect", "claude-code", "--instance", "dev@hostA", "--config", "c.yaml"],
+    ["--project", "a", "--project", "b", "-n", "1", "--limit", "2"],  # the last wins, as in Click
+]
+
+
+@pytest.mark.parametrize("typed", ["ls", "conversations"])
+@pytest.mark.parametrize("args", LS_ARGS)
+def test_ls_reads_its_arguments_as_typer_passes_them(args, typed):
+    """``asz ls`` and ``asz conversations`` run without Typer when their arguments are plain, the context's
+    ``info_name`` the command typed (every message of the command names it)."""
+    from asz_core.cli import conversations_cmd
+    from asz_core.cli.quick import quick_kwargs
+
+    got = quick_kwargs(conversations_cmd.conversations, args, typed)
+    assert {**got, "ctx": got["ctx"].info_name} == _typer_passes_ls(args, typed)
+
+
+@pytest.mark.parametrize("args", [["--project", ""], ["--since="], ["-n5"], ["-n", "-1"], ["x"], ["--help"], ["-h"],
+                                  ["--json=1"], ["--limit"]])
+def test_anything_else_of_ls_is_left_to_typer(args):
+    """A filter given empty is Typer's usage error (its callback says so); a short option glued to its value, a
+    negative value, a word, help: Typer's too."""
+    from asz_core.cli import conversations_cmd
+    from asz_core.cli.quick import quick_kwargs
+
+    assert quick_kwargs(conversations_cmd.conversations, args, "ls") is None
+    assert quick_kwargs(conversations_cmd.conversations, [], "") is None  # no command name: no context to give
+
+
+def test_ls_loads_no_pydantic_and_says_a_filter_given_empty_as_typer_did(corpus_copy):
+    root = corpus_copy()
+    script = _LOADED.replace("{names!r}", repr(("pydantic", "typer._adapters")))
+    p = subprocess.run([sys.executable, "-c", script.format(args=["ls", "--root", str(root), "-n", "2"])],
+                       capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert p.stdout.strip().splitlines()[-1] == "LOADED: EXIT:0", p.stdout + p.stderr
+    p = subprocess.run([sys.executable, "-m", "asz_core.cli.entry", "ls", "--project", "", "--root", str(root)],
+                       capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert p.returncode == 2 and "--project" in p.stderr and p.stdout == "", p.stderr
