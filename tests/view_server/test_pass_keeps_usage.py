@@ -85,3 +85,23 @@ def test_a_record_of_another_build_and_a_missing_one_are_built_again(collected: 
         r.unlink()
     again, built, read = _checked(collected)
     assert (built, read) == (len(records), 0) and again == answer
+
+
+def test_the_records_are_keyed_as_the_server_keys_them_with_a_price_table_and_withheld_names(tmp_path: Path):
+    """asz.yaml's ``prices`` and ``view.hide`` (in another order than the server's): the server, made from the same
+    configuration as ``asz server`` makes it, reads every record the pass kept and builds none."""
+    from asz_core.cli.server_cmd import _prices
+    from asz_core.config import load_config
+    from asz_core.view.state import ViewState
+    from view_server_helpers import EXAMPLE
+
+    conf = tmp_path / "asz.yaml"
+    conf.write_text("view:\n  hide: [tool_schemas, system_prompt]\nprices:\n"
+                    "  claude-opus-4-7: {input: 5, output: 25, cache_write: 6.25, cache_read: 0.5}\n")
+    root = tmp_path / "root"
+    asz("collect", "--once", "--source", str(EXAMPLE), "--root", str(root), "--config", str(conf))
+    cfg = load_config(conf)
+    state = ViewState(root, hide=cfg.view_hide, prices=_prices(cfg), mode="server")
+    state.check_all(threading.Event(), pause=0)
+    n = len(list((root / "_conversations").iterdir()))
+    assert n and (state.checked_built, state.kept_read) == (0, n) and state.usage()["complete"] is True
