@@ -39,7 +39,6 @@ import re
 import secrets
 import shlex
 import shutil
-import stat
 import sys
 import time
 from pathlib import Path
@@ -249,22 +248,15 @@ def _file_of(path: Path) -> Path | None:
     Raises SettingsError naming ``path`` for a link that ends at nothing (dangling, or a loop) and for anything
     that is not a regular file (a directory, a FIFO, ``/dev/null``): nothing is read or written then.
     """
+    from asz_core.storage.out_path import NotRegular, written_at
+
     try:
-        is_link = path.is_symlink()
-        st = path.stat()
-    except FileNotFoundError:
-        if not is_link:
-            return None
-        raise SettingsError(f"{path}: a symbolic link to {os.readlink(path)}, which does not exist; nothing was "
-                            "changed (create the file it names, or remove the link)") from None
+        return written_at(path)  # the one rule every named output follows (trial 47b F1)
+    except NotRegular as exc:
+        tail = " (create the file it names, or remove the link)" if exc.what.endswith("which does not exist") else ""
+        raise SettingsError(f"{exc}; nothing was changed{tail}") from None
     except OSError as exc:
-        why = "a symbolic link that does not end at a file (a loop)" if is_link else f"cannot read: {exc.strerror or exc}"
-        raise SettingsError(f"{path}: {why}; nothing was changed") from None
-    if not stat.S_ISREG(st.st_mode):
-        what = "a directory" if stat.S_ISDIR(st.st_mode) else "not a regular file"
-        via = f" (a symbolic link to {os.path.realpath(path)})" if is_link else ""
-        raise SettingsError(f"{path}{via}: {what}; nothing was changed")
-    return Path(os.path.realpath(path)) if is_link else path
+        raise SettingsError(f"{path}: cannot read: {exc.strerror or exc}; nothing was changed") from None
 
 
 def read_settings(path: Path) -> tuple[str | None, dict]:
@@ -328,6 +320,7 @@ def _write_atomic(file: Path, text: str) -> None:
     except FileNotFoundError:
         pass
     tmp = file.with_name(f"{file.name}.{secrets.token_hex(4)}.{os.getpid()}.tmp")
+    from asz_core.storage.out_path import put_in_place
     from asz_core.storage.root import gone_if_raised
 
     with gone_if_raised(tmp):  # from the open on (mkstemp returned before its try): a stop leaves no file (session 41)
@@ -338,7 +331,7 @@ def _write_atomic(file: Path, text: str) -> None:
             os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
-        os.replace(tmp, file)
+        put_in_place(tmp, file)  # a FIFO or device put there meanwhile is not replaced (trial 47b F1)
 
 
 def edit_settings(path: Path, edit, dry_run: bool) -> Change:

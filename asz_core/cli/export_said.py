@@ -295,11 +295,16 @@ def out_folder(given: Optional[str]) -> tuple[Optional[Path], bool]:
     made when missing as for several, never its parents; trial 38c F6 wrote a file ``exp/newdir`` and
     ``exp/newdir.manifest.json``) or is a folder already there. One conversation then goes into it as several do: its
     file, the index page and the folder's manifest. Exit 1 first when its parent folder is missing
-    (:func:`refuse_missing_parent`)."""
-    if given is None:
+    (:func:`refuse_missing_parent`); exit 2 when it is no folder and neither absent nor a regular file (a FIFO, a
+    device, a link to one: :func:`~asz_core.cli.out_named.out_file`); ``-`` is stdout (None)."""
+    from .out_named import STDOUT, out_file
+
+    if given is None or given == STDOUT:  # --out -: stdout, as without --out (trial 47b F1)
         return None, False
     refuse_missing_parent(Path(given))
-    return Path(given), given.endswith(("/", os.sep)) or Path(given).is_dir()
+    folder = given.endswith(("/", os.sep)) or Path(given).is_dir()
+    return Path(given) if folder else out_file("export", "--out", given), folder
+
 
 
 def say_unread(cid: str, n: int, redacted: int = 0) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 import orjson
 import typer
 
+from ..storage.out_path import put_in_place, refuse_odd, written_at
 from .export_made import copy_manifest
 from .export_said import over_budget
 
@@ -44,20 +45,24 @@ def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
     bytes go to ``FILE.part``, which replaces ``file`` only once every conversation is in it; a file replaced is said,
     as a single conversation's is (trial 12), then ``wrote FILE (N bytes)``, then ``then()`` runs (its manifest), all
     under :func:`file_lock` (a second export to ``file`` meanwhile: exit 1). Ctrl-C (or an error) leaves ``file`` as
-    it was and removes the ``.part`` (:func:`part_in_place`)."""
-    with file_lock(file):
-        got, before = part_in_place(file, write, "stream")
-        _said(file, before, then)
+    it was and removes the ``.part`` (:func:`part_in_place`). ``file`` a symbolic link to a regular file: its target is
+    written (:func:`~asz_core.storage.out_path.written_at`), the link stays; anything else but a regular file or
+    nothing: :class:`~asz_core.storage.out_path.NotRegular`, nothing written (trial 47b F1)."""
+    dest = written_at(file) or file
+    with file_lock(dest):
+        got, before = part_in_place(dest, write, "stream")
+        _said(file, before, then, dest)
     return got
 
 
 def file_to(file: Path, data: bytes, then=lambda: None) -> None:
     """One conversation's copy ``data`` into ``file`` as :func:`stream_to` writes a stream (``FILE.part`` replacing
-    it, said, then ``then()``: its manifest), under :func:`file_lock`. Raises OSError, typer.Exit (1: another export
-    writes ``file``)."""
-    with file_lock(file):
-        _, before = part_in_place(file, lambda stream: stream.write(data))
-        _said(file, before, then)
+    it, a link's target written, said, then ``then()``: its manifest), under :func:`file_lock`. Raises OSError
+    (:class:`~asz_core.storage.out_path.NotRegular`: not a regular file), typer.Exit (1: another export writes it)."""
+    dest = written_at(file) or file
+    with file_lock(dest):
+        _, before = part_in_place(dest, lambda stream: stream.write(data))
+        _said(file, before, then, dest)
 
 
 def part_in_place(file: Path, write, point: str = "") -> tuple:
@@ -69,6 +74,7 @@ def part_in_place(file: Path, write, point: str = "") -> tuple:
     from ..reading.export_manifest import stop_for_test
     from ..storage.root import gone_if_raised
 
+    refuse_odd(file)  # a FIFO, a device, a link (a folder export's own names): nothing written (trial 47b F1)
     part = file.with_name(file.name + PART)
     with gone_if_raised(part):
         with part_open(part) as stream:
@@ -76,17 +82,19 @@ def part_in_place(file: Path, write, point: str = "") -> tuple:
         if point:
             stop_for_test(point)
         before = file.stat().st_size if file.is_file() else None
-        os.replace(part, file)
+        put_in_place(part, file)
     return got, before
 
 
-def _said(file: Path, before: int | None, then) -> None:
+def _said(file: Path, before: int | None, then, dest: Path) -> None:
     """``then()`` (the copy's manifest, written before a word is said: trial 39c F3), then a file replaced (``before``:
-    its size) is said, never silent (trial 12), and ``wrote FILE (N bytes)``."""
+    its size) is said, never silent (trial 12), and ``wrote FILE (N bytes)``, with ``; through the symbolic link to
+    DEST, which stays`` when ``file`` is a link whose target ``dest`` was written."""
     then()
     if before is not None:
         typer.echo(f"asz export: replaced {file} (the {before:,} bytes it held)", err=True)
-    typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes)", err=True)
+    via = f"; through the symbolic link to {dest}, which stays" if dest != file else ""
+    typer.echo(f"wrote {file} ({file.stat().st_size:,} bytes{via})", err=True)
 
 
 @contextmanager

@@ -141,7 +141,9 @@ def push_command(
                                       "their count and first three ids)."),
     receipts: Optional[Path] = typer.Option(None, "--receipts", metavar="FILE", help="Send nothing: write to FILE "
                                             "this root's receipts of the endpoint (what the receiver accepted, by "
-                                            "SHA-256), for asz verify --root TEAM --receipts FILE on the receiving root."),
+                                            "SHA-256), for asz verify --root TEAM --receipts FILE on the receiving root (a "
+                                            "symbolic link to a file: written through, the link kept; a FIFO, a device, "
+                                            "a directory or -: refused, exit 2)."),
 ) -> None:
     """Send every landed file and round not yet sent to an OTLP receiver, one pass.
 
@@ -197,11 +199,17 @@ def push_command(
 
 def _hand_over(root: Path, endpoint: str, dest: Path) -> int:
     """``asz push --receipts FILE``: the receipts of ``endpoint`` written to ``dest``, said in one line; 0, or 1 when
-    the root holds none of it (or they cannot be read or written: said on stderr)."""
+    the root holds none of it (or they cannot be read or written: said on stderr). Raises typer.Exit(2) when ``dest``
+    is ``-`` or neither absent nor a regular file (:func:`~asz_core.cli.out_named.out_file`)."""
     from ..export.state import write_receipts
+    from ..storage.out_path import NotRegular
+    from .out_named import out_file, refused
 
+    dest = out_file("push", "--receipts", dest, stdout=False)  # - or a FIFO, a device, a link to one: exit 2 (47b F1)
     try:
         got = write_receipts(root, endpoint, dest)
+    except NotRegular as exc:  # one put there meanwhile
+        raise refused("push", "--receipts", exc, stdout=False) from None
     except (OSError, ValueError) as exc:
         typer.echo(f"asz push: --receipts {dest}: {getattr(exc, 'strerror', None) or exc}", err=True)
         return 1

@@ -17,6 +17,7 @@ from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, incomplete, t
 from .usage_held import also_held_rows, lines_under
 from .usage_lines import same_calls_list
 from ..storage.sender_roots import two_roots_in
+from .out_named import out_file
 from .usage_out import check_form, emit
 from .usage_said import matched_nothing, say_problems
 from .usage_table import models_cell, print_table, with_kinds
@@ -56,7 +57,7 @@ def usage(
     order: str = typer.Option("", "--order", metavar="[asc|desc]", help=ORDER_HELP),
     form: str = typer.Option("table", "--format", metavar="[table|json|csv|md]", help="How the figures are printed: the text table (default), json (as --json), csv (RFC 4180, a header line) or md (a Markdown table): one line per row and the total, flat columns: the key, models, calls, the token counts, cost_exact (the exact cost, a decimal text), cost (it rounded once to the cent), currency (USD), priced (all, part or none: none leaves both costs empty, never 0), unpriced, marks, credits and cache_write_1h (the 1-hour part of cache_write, 0 where none; a line whose calls recorded no token count, Kiro's, has its token cells empty, never 0); with --breakdown each row's models and the cost of each kind of token too (docs/view.md, For finance)."),
     prices: bool = typer.Option(False, "--prices", help="Under the table, the prices the costs used: the shipped table's date and source, and each model's rates per million tokens (input, output, cache write 5m and 1h, cache read, the long-context tier), marked with the configuration file that gave them (asz.yaml, or the --config file) (--json: total.prices, always; total.prices.config names that file)."),
-    out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it; stderr's lines stay on stderr."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write what would be printed on stdout (the table, --json or --format's) to this file instead, replacing it (a symbolic link to a file: written through, the link kept; - is stdout); stderr's lines stay on stderr. A FIFO, a device or a directory is refused (exit 2)."),
     total_once: bool = typer.Option(False, "--total-once", help="With --json: print one object, {\"rows\": [...], \"total\": {...}}, the total once beside the rows (as ccusage's JSON gives its totals) and the lists every row would carry (unreadable, unchained, no_time, undescribed) beside them too, instead of a list whose every row repeats them. The tools view's --json is that one object already (its rows under tools and servers, the total once); --total-once is taken there and changes nothing."),
     active: bool = typer.Option(False, "--active", help="With the blocks view: the open block alone, its burn rate and projection under it (ccusage's blocks --active); exit 1, said, when no block is open."),
     conversation: list[str] = typer.Option([], "--conversation", help="With the tools view: count only this conversation (an id or a unique prefix); again for more."),
@@ -95,6 +96,7 @@ def usage(
 
     check_order(order)
     _check_active(view, active)
+    out = out_file("usage", "--out", out)  # -: stdout; a FIFO, a device, a link to one: exit 2 (trial 47b F1)
     if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--order": order}, total_once):
         return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))

@@ -5,6 +5,8 @@ from the total's (:func:`cents_line`); the rows printed as ``--format`` and ``--
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Optional
@@ -62,27 +64,56 @@ def check_form(form: str, as_json: bool) -> None:
 
 
 class written:
-    """``with written(path):`` what is printed on stdout goes to ``path`` (replaced; None: stdout, nothing changes);
-    a file that cannot be opened is said, exit 1."""
+    """``with written(path):`` what is printed on stdout goes to ``path`` (None: stdout, nothing changes), whole or not
+    at all: into ``PATH.part`` beside it, renamed over ``path`` when the block ends without an error (Ctrl-C, an error:
+    ``path`` as it was, the ``.part`` removed). A symbolic link to a regular file is written through, the link kept;
+    a ``path`` that is neither absent nor a regular file (trial 47b F1) is refused, exit 2
+    (:func:`~asz_core.cli.out_named.refused`; :func:`~asz_core.cli.out_named.out_file` refused it before anything was
+    read); one that cannot be written is said, exit 1."""
 
     def __init__(self, path: Optional[Path]):
-        self.path, self.file, self.stdout = path, None, None
+        self.path, self.file, self.stdout, self.part, self.dest = path, None, None, None, None
 
     def __enter__(self):
         if self.path is None:
             return self
+        from ..storage.out_path import NotRegular, written_at
+        from ..storage.root import NOFOLLOW
+        from .out_named import refused
+
         try:
-            self.file = open(self.path, "w", encoding="utf-8", newline="")
+            self.dest = written_at(self.path) or self.path
+            self.part = self.dest.with_name(self.dest.name + ".part")
+            fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644)
+            self.file = open(fd, "w", encoding="utf-8", newline="")
+        except NotRegular as exc:
+            raise refused("usage", "--out", exc) from None
         except OSError as exc:
             typer.echo(f"asz usage: cannot write --out {self.path}: {exc.strerror or exc}", err=True)
             raise typer.Exit(1)
         self.stdout, sys.stdout = sys.stdout, self.file
         return self
 
-    def __exit__(self, *exc) -> None:
-        if self.file is not None:
-            sys.stdout = self.stdout
+    def __exit__(self, failed, *exc) -> None:
+        if self.file is None:
+            return
+        from ..storage.out_path import NotRegular, put_in_place
+        from .out_named import refused
+
+        sys.stdout = self.stdout
+        try:
             self.file.close()
+            if failed is None:  # whole: in place; else (Ctrl-C, an error) the .part removed, what was there kept
+                return put_in_place(self.part, self.dest)
+        except NotRegular as err:  # one put there meanwhile
+            raise refused("usage", "--out", err, named=False) from None
+        except OSError as err:
+            typer.echo(f"asz usage: cannot write --out {self.path}: {err.strerror or err}", err=True)
+            raise typer.Exit(1) from None
+        finally:
+            if failed is not None or os.path.lexists(self.part):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.part)
 
 
 def saved_line(saved: dict) -> str:

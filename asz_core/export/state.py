@@ -300,12 +300,16 @@ def held_owned(state: PushState, rel: str, digest: str) -> str:
 def write_receipts(root: str | os.PathLike, endpoint: str, dest: str | os.PathLike) -> PushState | None:
     """Copy the receipts ``root`` keeps of ``endpoint`` (``push.state`` when it is that endpoint's, else the state kept
     under :data:`ENDPOINTS`) to ``dest``, byte for byte (temporary name, fsync, rename), for ``asz verify --receipts``
-    on the receiving root (``asz push --receipts FILE``; trial 22a, F9). Returns the receipts read, or None when the
-    root holds none of ``endpoint`` (nothing is written). Raises ValueError for a state that does not read, OSError."""
+    on the receiving root (``asz push --receipts FILE``; trial 22a, F9); ``dest`` a symbolic link to a regular file:
+    its target is written, the link stays. Returns the receipts read, or None when the root holds none of ``endpoint``
+    (nothing is written). Raises ValueError for a state that does not read, OSError (NotRegular: ``dest`` is a FIFO,
+    a device, a folder or a link to one: :func:`~asz_core.storage.out_path.written_at`)."""
     st = state_of(root, endpoint)
     if not st.path.is_file():  # state_of's empty state: nothing of root was pushed to endpoint
         return None
-    write_at_once(Path(dest), st.path.read_bytes(), True)
+    from ..storage.out_path import written_at
+
+    write_at_once(written_at(dest) or Path(dest), st.path.read_bytes(), True)  # a link's target (trial 47b F1)
     return st
 
 

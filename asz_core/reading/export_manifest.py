@@ -32,6 +32,7 @@ from typing import Callable, Optional
 
 import orjson
 
+from ..storage.out_path import put_in_place
 from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
@@ -42,8 +43,7 @@ from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
 from .export_forms import FORMS, as_left_out
 from .export_refusals import refusals_gone
-from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines,
-                                text_removed)
+from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines, text_removed)
 
 #: The manifest's format and version (1.x adds keys, never removes or renames one).
 SCHEMA = "asz.export-manifest/1"
@@ -230,12 +230,12 @@ def manifest_bytes(body: dict) -> bytes:
 
 def write_whole(path: Path, data: bytes) -> None:
     """``data`` into ``path``, whole or not at all: written as ``PATH.part`` (removed whatever stops the write, session
-    41; a killed export's by the next folder export), which then replaces ``path``. Raises OSError."""
+    41; a killed export's by the next folder export), which then replaces ``path``. Raises OSError (NotRegular)."""
     part = path.with_name(path.name + ".part")
     with gone_if_raised(part):
         part.write_bytes(data)
         stop_for_test("part")
-        os.replace(part, path)
+        put_in_place(part, path)  # never over a FIFO, a device or a link: the .part removed (trial 47b F1)
 
 
 #: A test hook (tests/reading/test_export_resume.py, asz_core/cli/export_resume.py): ``POINT:N`` stops the process (SIGSTOP) at the Nth time it

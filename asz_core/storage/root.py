@@ -346,7 +346,10 @@ def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *
 
 def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename. A write that
-    fails removes its temporary file and raises the OSError."""
+    fails removes its temporary file and raises the OSError; so does a ``path`` that is neither absent nor a regular
+    file (:class:`~asz_core.storage.out_path.NotRegular`: never renamed over a FIFO, a device or a link, trial 47b F1)."""
+    from .out_path import put_in_place
+
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with gone_if_raised(tmp):  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
         with open(tmp, "wb") as f:
@@ -354,7 +357,7 @@ def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
             if fsync:
                 f.flush()
                 os.fsync(f.fileno())
-        os.replace(tmp, path)
+        put_in_place(tmp, path)
 
 
 @contextlib.contextmanager

@@ -204,3 +204,56 @@ def test_push_receipts_hands_over_the_endpoints_receipts_without_sending(team, t
     other = tmp_path / "other.receipts"
     p = asz("push", "--root", str(host), "--endpoint", "http://127.0.0.1:10", "--receipts", str(other), child=False)
     assert p.returncode == 1 and not other.exists() and "holds no receipts of http://127.0.0.1:10" in p.stderr
+
+
+
+def _refused_receipts(host: Path, endpoint: str, path: Path, what: str) -> None:
+    """``asz push --receipts PATH``: exit 2 in the refusal's words (``what``: how it names PATH and what it is)."""
+    p = asz("push", "--root", str(host), "--endpoint", endpoint, "--receipts", str(path), child=False)
+    assert p.returncode == 2 and p.stdout == "", p.stderr
+    assert p.stderr == (f"asz push: --receipts {path}{what}: nothing written (asz writes a file whole under a temporary "
+                        "name and renames it over the one named, so it replaces only a regular file, or writes through "
+                        "a symbolic link to one; give a regular file's name)\n")
+
+
+def test_push_receipts_refuses_a_fifo_and_dash_and_writes_through_a_link(team, tmp_path):
+    """Trial 47b F1, for ``--receipts FILE``: a FIFO or a link to one is refused, exit 2, left as it was, nothing
+    beside it; ``-`` is not offered (exit 2); a link to a regular file gets the receipts in its target, the link kept."""
+    import os
+    import stat
+
+    host = tmp_path / "host"
+    shutil.copytree(team["roots"]["b"], host, symlinks=True)
+    endpoint = PushState.load(host).endpoint
+    d = tmp_path / "out"
+    d.mkdir()
+    os.mkfifo(d / "fifo")
+    (d / "to-fifo").symlink_to("fifo")
+    _refused_receipts(host, endpoint, d / "fifo", ": a FIFO (named pipe), not a regular file")
+    _refused_receipts(host, endpoint, d / "to-fifo", " (a symbolic link to fifo): a FIFO (named pipe), not a regular file")
+    assert sorted(os.listdir(d)) == ["fifo", "to-fifo"] and stat.S_ISFIFO(os.lstat(d / "fifo").st_mode)
+    p = asz("push", "--root", str(host), "--endpoint", endpoint, "--receipts", "-", child=False)
+    assert p.returncode == 2 and p.stderr == "asz push: --receipts - is not offered: give a file's name\n"
+    target = tmp_path / "kept" / "hostB.receipts"
+    target.parent.mkdir()
+    target.write_text("old\n")
+    (d / "link").symlink_to(target)
+    p = asz("push", "--root", str(host), "--endpoint", endpoint, "--receipts", str(d / "link"), child=False)
+    assert p.returncode == 0, p.stderr
+    assert target.read_bytes() == (host / "push.state").read_bytes() and os.readlink(d / "link") == str(target)
+    assert os.listdir(target.parent) == ["hostB.receipts"]
+
+
+def test_push_receipts_refuses_a_device(team, tmp_path):
+    """The same refusal for a character device 1,3 (what /dev/null is), made with mknod in the test's folder."""
+    import os
+    import stat
+
+    try:
+        os.mknod(tmp_path / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    except PermissionError as exc:
+        pytest.skip(f"mknod is not permitted here ({exc.strerror}): the device case needs root or CAP_MKNOD")
+    host = tmp_path / "host"
+    shutil.copytree(team["roots"]["b"], host, symlinks=True)
+    _refused_receipts(host, PushState.load(host).endpoint, tmp_path / "null", ": a character device (1,3), not a regular file")
+    assert sorted(os.listdir(tmp_path)) == ["host", "null"] and stat.S_ISCHR(os.lstat(tmp_path / "null").st_mode)
