@@ -290,21 +290,37 @@ def refuse_missing_parent(out: Optional[Path]) -> None:
         raise typer.Exit(1)
 
 
-def out_folder(given: Optional[str]) -> tuple[Optional[Path], bool]:
+def out_folder(given: Optional[str], fmt: str = "", one: bool = False) -> tuple[Optional[Path], bool]:
     """``(--out as a path, whether it names a folder for one conversation)``: it ends in a slash (``exp/newdir/``,
     made when missing as for several, never its parents; trial 38c F6 wrote a file ``exp/newdir`` and
     ``exp/newdir.manifest.json``) or is a folder already there. One conversation then goes into it as several do: its
     file, the index page and the folder's manifest. Exit 1 first when its parent folder is missing
     (:func:`refuse_missing_parent`); exit 2 when it is no folder and neither absent nor a regular file (a FIFO, a
-    device, a link to one: :func:`~asz_core.cli.out_named.out_file`); ``-`` is stdout (None)."""
+    device, a link to one: :func:`~asz_core.cli.out_named.out_file`), or when ``one`` conversation's FILE ends in
+    another format's suffix than ``fmt``'s (:func:`refuse_suffix`); ``-`` is stdout (None)."""
     from .out_named import STDOUT, out_file
 
     if given is None or given == STDOUT:  # --out -: stdout, as without --out (trial 47b F1)
         return None, False
     refuse_missing_parent(Path(given))
     folder = given.endswith(("/", os.sep)) or Path(given).is_dir()
+    if one and not folder:
+        refuse_suffix(Path(given), fmt)
     return Path(given) if folder else out_file("export", "--out", given), folder
 
+
+def refuse_suffix(out: Path, fmt: str) -> None:
+    """Exit 2 when one conversation's ``--out`` FILE ends in another format's suffix (``--format html --out x.md``:
+    trial 47b F3 wrote HTML into a .md file without a word, while several conversations' mismatch was already exit 2,
+    in the same words). No suffix, or one asz does not write (``.htm``, ``.markdown``, ``.log``), is written as asked."""
+    from .export_folder import EXT
+
+    ext, suffix = EXT[fmt], out.suffix.lower()
+    other = next((f for f, e in EXT.items() if f".{e}" == suffix), None)
+    if other is not None and suffix != f".{ext}":
+        typer.echo(f"asz export: --out {out}: one conversation as {fmt} goes into a .{ext} file, not one {out.suffix} "
+                   f"file (--format {other}'s); give --out FILE.{ext}, or --format {other}", err=True)
+        raise typer.Exit(2)
 
 
 def say_unread(cid: str, n: int, redacted: int = 0) -> None:

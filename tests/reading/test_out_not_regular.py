@@ -4,6 +4,7 @@ F1: ``asz export ID --out /dev/null``, run as root, replaced /dev/null with a re
 the same way). Every command with such an option is held to it here: ``asz export --out`` (one conversation, several
 as one stream file, a folder export's own files) and ``asz usage --out``; ``asz push --receipts`` in
 tests/export/test_push_receipts.py, the settings ``asz hooks`` edits in tests/observer/test_settings_linked_and_bytes.py.
+And F3: one conversation's ``--out`` with another format's suffix is exit 2, as several conversations' is.
 
 Real input: the corpus collected (tests/conftest.py), the spotter conversation; real FIFOs, a real character device
 (made with mknod where this account may: skipped with the reason otherwise), real symbolic links and a real pipe's
@@ -135,6 +136,25 @@ def test_a_folder_exports_own_file_that_is_a_fifo_or_a_link_is_left_alone_exit_2
     p = asz("export", SID[:8], "--root", str(corpus_root), "--out", str(out) + "/", check=False)
     assert p.returncode == 2 and f"cannot write {out / 'index.md'}: a symbolic link to {keep}" in p.stderr
     assert keep.read_text() == "keep\n" and os.readlink(out / "index.md") == str(keep)
+
+
+def test_one_conversation_with_another_formats_suffix_is_exit_2_as_several_are(corpus_root, tmp_path):
+    """F3: html into x.md, text into x.jsonl: exit 2, nothing written; several conversations' mismatch says the same
+    "not one .md file"; a suffix asz does not write (.htm) or none is written as asked."""
+    for fmt, name, other in (("html", "x.md", "md"), ("text", "x.jsonl", "prose"), ("md", "x.html", "html")):
+        p = asz("export", SID[:8], "--root", str(corpus_root), "--format", fmt, "--out", str(tmp_path / name), check=False)
+        ext = {"html": "html", "text": "txt", "md": "md"}[fmt]
+        suffix = name[1:]
+        assert p.returncode == 2 and p.stderr == (
+            f"asz export: --out {tmp_path / name}: one conversation as {fmt} goes into a .{ext} file, not one {suffix} "
+            f"file (--format {other}'s); give --out FILE.{ext}, or --format {other}\n"), p.stderr
+    several = asz("export", "--since", "2020-01-01", "--root", str(corpus_root), "--format", "html", "--out",
+                  str(tmp_path / "x.md"), check=False)
+    assert several.returncode == 2 and "not one .md file" in several.stderr
+    assert os.listdir(tmp_path) == []
+    for name in ("page.htm", "page"):
+        p = asz("export", SID[:8], "--root", str(corpus_root), "--format", "html", "--out", str(tmp_path / name), check=False)
+        assert p.returncode == 0 and (tmp_path / name).read_bytes().startswith(b"<!doctype html>\n"), p.stderr
 
 
 def test_usage_out_refuses_the_same_nodes_and_writes_through_a_link(corpus_root, tmp_path):
