@@ -90,55 +90,18 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     the version did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), ``, which did not keep or
     read as it does: …; …`` and the way to today's landing follow. A file of a later version than the installed one
     (asz went back) says ``a later version``; where either version is not dotted numbers (``0.3.0rc1``), ``another
-    version`` (:func:`_which_version`). [] when every file is of the installed version (docs/storage-root.md, "A root
+    version`` (:func:`~asz_core.collect.older_landed.which_version`). [] when every file is of the installed version (docs/storage-root.md, "A root
     several asz versions read")."""
-    from collections import Counter
+    from ..collect.older_landed import older_landed, which_version
 
-    from ..plugins.manager import adapter_for_dialect
-    from ..sessiondata.reader import landed_header
-    from ..storage.layout import landed_files, session_dir
-
-    seen: Counter = Counter()
-    total = 0
-    for sid in sessions:
-        if not isinstance(sid, str):
-            continue
-        for _, path in landed_files(session_dir(root, sid), skeletons=True):
-            try:
-                h = landed_header(path)
-            except (OSError, EOFError, ValueError):
-                continue
-            total += 1
-            seen[(h.dialect, h.adapter)] += 1
     out = []
-    for (dialect, adapter), n in sorted(seen.items()):
-        a = adapter_for_dialect(dialect) if dialect else None
-        today = f"{a.name}/{a.version}" if a is not None else ""
-        if a is None or adapter == today or adapter.rpartition("/")[0] != a.name:
-            continue
-        line = (f"landed by {adapter} ({n} of {total} file(s)), "
-                f"{_which_version(adapter, today)} version than the "
-                f"installed {today}")
-        try:
-            said = a.landed_without(dialect, adapter)
-        except Exception:  # an adapter's bug: nothing more said
-            said = []
-        if isinstance(said, list) and said and all(isinstance(x, str) for x in said):
-            line += (f", which did not keep or read as it does: {'; '.join(said)}; collecting the same sources into a new "
-                     f"root (asz collect --once --root NEW, while the runtime keeps them) lands them by {today}")
+    for o in older_landed(root, sessions):
+        line = f"landed by {o.adapter} ({o.files} of {o.total} file(s)), {which_version(o.adapter, o.today)} version than the installed {o.today}"
+        if o.said:
+            line += (f", which did not keep or read as it does: {'; '.join(o.said)}; collecting the same sources into a new "
+                     f"root (asz collect --once --root NEW, while the runtime keeps them) lands them by {o.today}")
         out.append(line)
     return out
-
-
-def _which_version(adapter: str, today: str) -> str:
-    """How a landed file header's ``adapter`` (``goose/0.1.0``) stands to the installed ``today`` (``goose/0.2.0``):
-    ``a later`` or ``an earlier`` where both versions are dotted numbers (``0.10.0`` is later than ``0.9.1``:
-    :func:`~asz_core.plugins.adapter.adapter_version`), else ``another`` (``0.3.0rc1``: no rule orders them, so none
-    is claimed). Never raises."""
-    from ..plugins.adapter import adapter_version
-
-    a, b = adapter_version(adapter), adapter_version(today)
-    return "another" if a is None or b is None else "a later" if a > b else "an earlier"
 
 
 #: The tools ``asz conversation``'s ``tools`` line names; the rest are counted in one ``and N more``.

@@ -70,6 +70,10 @@ def parse_ended(root: Path, report, err=None) -> None:
         print(f"error: {line}", file=err)
     if err is not None and (again := report_said.assembled_again(report)):
         print(again, file=err)
+        from .older_landed import upgrade_notes  # what an earlier version of an adapter did not keep, root-wide (47c F6)
+
+        for line in upgrade_notes(Path(root), sorted(set(report.assembled_again))):
+            print(line, file=err)
     if full := next((o.full for o in report.outcomes if o.full), ""):
         _leave_mark(root, full)
     else:

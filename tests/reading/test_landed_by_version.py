@@ -112,3 +112,34 @@ def test_the_adapters_own_words_follow_where_it_declares_them(site, bumped):
     assert ("\nlanded by example-codex/0.1.0 (1 of 2 file(s)), an earlier version than the installed example-codex/0.2.0, "
             "which did not keep or read as it does: a reasoning summary's title; collecting the same sources into a new "
             "root (asz collect --once --root NEW, while the runtime keeps them) lands them by example-codex/0.2.0\n") in out
+
+
+@pytest.mark.slow  # two pip installs and three collects: about 25 s
+def test_collect_after_an_upgrade_says_root_wide_what_the_earlier_version_did_not_keep(site, tmp_path_factory):
+    """Trial 47c F6: after 0.1.0 -> 0.2.0 the upgrade was said per conversation only; collect's note was the generic
+    ``parse assembled N session(s) again``. The pass that assembles again after an upgrade (the adapter's code
+    changed: a second distribution, one comment apart) says how many landed files in how many sessions 0.1.0 wrote,
+    with the adapter's words, counted here from the landed files' headers; with no words from the adapter, nothing."""
+    upgraded = pip_installed_plugins(tmp_path_factory.mktemp("upgraded"), [(
+        "asz-adapter-bump-test", "asz_adapter_bump_test", MODULE + "\n# the upgrade's code\n", "example-codex")])
+    base = tmp_path_factory.mktemp("upgrade")
+    src, root = base / "src", base / "root"
+    shutil.copytree(TEMPLATE / "samples", src)
+    assert _asz(site, "collect", "--once", "--adapter", "example-codex", "--source", str(src), "--root", str(root),
+                BUMP_VERSION="0.1.0").returncode == 0
+    old = [p for p in root.rglob("*") if p.suffix in (".sd", ".sk") and landed_header(p).adapter == "example-codex/0.1.0"]
+    sessions = {p.relative_to(root).parts[0] for p in old}
+    assert len(old) >= 2 and len(sessions) == len(list(src.rglob("rollout-*.jsonl")))
+    said = "a reasoning summary's title"
+    proc = _asz(upgraded, "collect", "--once", "--adapter", "example-codex", "--source", str(src), "--root", str(root),
+                BUMP_VERSION="0.2.0", BUMP_SAYS=said)
+    assert proc.returncode == 0, proc.stderr
+    assert "note: parse assembled " in proc.stderr, proc.stderr
+    assert (f"note: {len(old)} landed file(s) in {len(sessions)} session(s) were written by example-codex/0.1.0, an "
+            "earlier version than the installed example-codex/0.2.0, which did not keep or read as it does: "
+            f"{said}; they stay as landed (asz conversation ID says which of its files; collecting the same sources "
+            "into a new root, asz collect --once --root NEW, while the runtime keeps them, lands them by "
+            "example-codex/0.2.0)\n") in proc.stderr, proc.stderr
+    again = _asz(site, "collect", "--once", "--adapter", "example-codex", "--source", str(src), "--root", str(root),
+                 BUMP_VERSION="0.2.0")  # the code changed back, the adapter says nothing of 0.1.0: no such note
+    assert again.returncode == 0 and "were written by" not in again.stderr, again.stderr
