@@ -35,12 +35,21 @@ def _device(path: Path) -> None:
         pytest.skip(f"mknod is not permitted here ({exc.strerror}): the device case needs root or CAP_MKNOD")
 
 
-def _odd_nodes(d: Path) -> dict[str, str]:
-    """The nodes an ``--out`` must refuse, made in ``d``: name -> what the refusal says it is."""
+@pytest.fixture
+def pipe_end():
+    """The read end of a real pipe, open for the test (the trial's link to /proc/self/fd/1 led to one), then closed."""
+    r, w = os.pipe()
+    yield r
+    os.close(r)
+    os.close(w)
+
+
+def _odd_nodes(d: Path, r: int) -> dict[str, str]:
+    """The nodes an ``--out`` must refuse, made in ``d`` (``r``: a pipe's fd): name -> what the refusal says it is."""
     os.mkfifo(d / "fifo.md")
     (d / "to-fifo.md").symlink_to("fifo.md")
     (d / "dangling.md").symlink_to("nowhere.md")
-    r, _w = os.pipe()  # a link to this process's /proc/self/fd entry of a pipe, as the trial's link to fd 1 was
+    # a link to this process's /proc/PID/fd entry of a pipe, as the trial's link to /proc/self/fd/1 was
     (d / "to-pipe.md").symlink_to(f"/proc/{os.getpid()}/fd/{r}")
     _device(d / "null.md")
     (d / "to-null.md").symlink_to(d / "null.md")
@@ -67,10 +76,10 @@ def _nodes(d: Path) -> dict[str, tuple]:
             for p in d.iterdir()}
 
 
-def test_export_refuses_a_fifo_a_device_and_links_to_them_exit_2_nothing_written(corpus_root, tmp_path):
+def test_export_refuses_a_fifo_a_device_and_links_to_them_exit_2_nothing_written(corpus_root, tmp_path, pipe_end):
     d = tmp_path / "out"
     d.mkdir()
-    said = _odd_nodes(d)
+    said = _odd_nodes(d, pipe_end)
     before = _nodes(d)
     for name, what in said.items():
         p = asz("export", SID[:8], "--root", str(corpus_root), "--out", str(d / name), check=False)
@@ -157,10 +166,10 @@ def test_one_conversation_with_another_formats_suffix_is_exit_2_as_several_are(c
         assert p.returncode == 0 and (tmp_path / name).read_bytes().startswith(b"<!doctype html>\n"), p.stderr
 
 
-def test_usage_out_refuses_the_same_nodes_and_writes_through_a_link(corpus_root, tmp_path):
+def test_usage_out_refuses_the_same_nodes_and_writes_through_a_link(corpus_root, tmp_path, pipe_end):
     d = tmp_path / "out"
     d.mkdir()
-    said = _odd_nodes(d)
+    said = _odd_nodes(d, pipe_end)
     (d / "adir").mkdir()
     said["adir"] = "a directory"
     before = _nodes(d)
