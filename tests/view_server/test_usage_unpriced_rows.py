@@ -78,3 +78,33 @@ def test_only_the_rows_with_unpriced_calls_are_marked(mixed_root, serve, browser
         assert models[UNPRICED] == "unpriced" and "unpriced" not in models["claude-sonnet-4-20250514"], models
     finally:
         drv.execute_cdp_cmd("Emulation.setTimezoneOverride", {"timezoneId": ""})  # the host's zone again
+
+
+def test_a_conversation_with_no_priced_call_reads_unpriced_as_asz_ls_says(mixed_root, serve, browser):
+    """Trial 47c F7: the page's list showed ``$0.00 + unpriced`` (read as free) where ``asz ls`` shows ``unpriced`` for
+    a conversation none of whose calls has a price; its header showed ``$0.00 + unpriced gpt-4o-mini`` where ``asz
+    conversation`` says ``cost unpriced (no price for gpt-4o-mini)``. Both now say what the terminal says; the
+    priced conversation's cell is a dollar figure as before."""
+    ls = asz_in_process("ls", "--root", str(mixed_root)).stdout
+    (line,) = [x for x in ls.splitlines() if x.startswith(UNPRICED_SID[:8])]
+    assert " unpriced " in f" {line} " and "$0.00" not in line, ls
+    conv = asz_in_process("conversation", UNPRICED_SID, "--root", str(mixed_root)).stdout
+    assert f"\ncost unpriced (no price for {UNPRICED})\n" in conv, conv
+    s = serve(mixed_root)
+    drv = browser
+    drv.set_window_size(1280, 1000)
+    from test_view_server_browser import go, open_at, wait
+    from selenium.webdriver.support import expected_conditions as EC
+
+    go(drv, s.base + "/")
+    wait(drv, EC.presence_of_element_located((By.CSS_SELECTOR, f'tr[data-id="{UNPRICED_SID}"]')))
+    wait(drv, lambda d: "counting" not in d.find_element(By.CSS_SELECTOR, f'tr[data-id="{UNPRICED_SID}"]').text)
+    cells = [td.text for td in drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{UNPRICED_SID}"] td')]
+    assert "unpriced" in cells and not any("$" in c for c in cells), cells
+    cell = next(td for td in drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{UNPRICED_SID}"] td') if td.text == "unpriced")
+    assert cell.get_attribute("title").startswith(f"no price for {UNPRICED}: "), cell.get_attribute("title")
+    priced = [td.text for td in drv.find_elements(By.CSS_SELECTOR, f'tr[data-id="{PRICED}"] td')]
+    assert any(c.startswith("$") for c in priced) and "unpriced" not in priced, priced
+    chips = open_at(drv, f"{s.base}/c/{UNPRICED_SID}", "#usage")
+    wait(drv, lambda d: "cost" in d.find_element(By.ID, "usage").text)
+    assert f"cost unpriced (no price for {UNPRICED})" in chips.text and "$0.00" not in chips.text, chips.text

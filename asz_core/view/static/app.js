@@ -1080,6 +1080,7 @@
       const dur = (r.from && r.to) ? fmtDur(r.to - r.from) : '';
       const models = rowModels(r);
       const cost = r.cost && typeof r.cost === 'object' && r.cost.unpriced && r.cost.unpriced.length ? ' + unpriced' : '';
+      const none = noneUnpriced(r.cost);  // no call had a price: 'unpriced', as asz ls says it (trial 47c F7)
       const rated = r.cost && typeof r.cost === 'object' ? rateMarks(r.cost, false) : { marks: '', title: '' };
       const counting = function (cls) { return h('td', { class: cls + ' faint counting', title: COUNTING }, 'counting…'); };
       drawn.push(keptRow(before[r.id], h('tr', { 'data-id': r.id },
@@ -1094,7 +1095,8 @@
           rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, 'not recorded') :
           tokensCell(r),
         r.counting ? counting('num') : r.held_back ? h('td', { class: 'num faint held', title: heldTitle(r) }, 'held back') :
-          rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
+          rowUnrecorded(r) ? h('td', { class: 'num faint', title: r.llm_calls ? UNRECORDED : NO_CALL }, '—') :
+          none ? h('td', { class: 'num faint', title: none }, 'unpriced') : h('td', rated.marks ? { class: 'num', title: rated.title } : { class: 'num' }, usd(r.cost) + cost + (rated.marks ? ' ' + rated.marks : '')),
         r.calls_unread && !r.talks ? unreadCell() : h('td', { class: 'num hide-narrow' }, num(r.talks)), callsCell(r),
         h('td', { class: 'num hide-narrow' }, num(r.steps)),
         rowRuntime(r) ? h('td', { class: 'hide-narrow small runtime' }, rowRuntime(r)) :
@@ -1201,8 +1203,15 @@
     return 'by ' + ({ tokens: 'tokens', cost: 'cost', talks: 'talks', calls: 'model calls', steps: 'steps' })[o[0]] + (o[1] ? ', smallest first' : ', largest first');
   }
 
+  // Why a cost none of whose calls had a price reads 'unpriced' (cost.priced false, cost.unpriced naming the models:
+  // listing.cost_text, never '$0.00 + unpriced', which reads as free; trial 47c F7); '' for any other cost.
+  function noneUnpriced(c) {
+    return c && typeof c === 'object' && c.priced === false && c.unpriced && c.unpriced.length
+      ? 'no price for ' + c.unpriced.join(', ') + ': unpriced, left out of the cost (add them under prices in asz.yaml)' : '';
+  }
   function costText(c) {
     if (!c || typeof c.usd !== 'number') return '';
+    if (noneUnpriced(c)) return 'unpriced (no price for ' + c.unpriced.join(', ') + ')';  // asz conversation's words
     return usd(c) + (c.unpriced && c.unpriced.length ? ' + unpriced ' + c.unpriced.join(', ') : '') +
       (c.long_context_calls ? ' · ' + num(c.long_context_calls) + ' ' + LONG_MARK + ' call(s) at long-context rates' : '') +
       (c.rate_not_priced_calls ? ' · ' + RATE_MARK + ' ' + rateText(c.rate_not_priced_calls) : '') +
