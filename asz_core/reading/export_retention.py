@@ -194,6 +194,15 @@ def _said_gone(line: bytes) -> bool:
     return REMOVED_MARK.encode() in line or re.fullmatch(rb"[\s`]*(?:json|text)?[\s`]*", line) is not None
 
 
+def _kept_beside(root: list[bytes], mine: list[bytes]) -> bool:
+    """Whether a run of the root's lines holds a text retention took and, beside what :func:`_said_gone` says of
+    it, only lines the copy's run holds too: a text the skeleton keeps whole (the runtime's fixed wording, an
+    answer to a refused call: trial 47a F1) drawn in both, between the inputs whose text went."""
+    held = set(mine)
+    return any(REMOVED_MARK.encode() in x for x in root) and all(_said_gone(x) or _TALK.fullmatch(x) or x in held
+                                                                 for x in root)
+
+
 def _anchors(theirs: list[bytes], mine: list[bytes]) -> list[tuple[int, int]]:
     """The lines both lists hold once each (not blank), as ``(i, j)`` in both orders (the longest run rising in
     both): what a patience diff aligns on, so a text retention took (many lines of the copy, one marker line of the
@@ -322,7 +331,7 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
         if root == mine_run:
             laid += mine[j0 + 1:j1]
             lines |= {j + 1 for j in range(j0 + 1, j1) if mine[j] != theirs[i0 + 1 + j - j0 - 1]}
-        elif all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) \
+        elif all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) or _kept_beside(root, mine_run) \
                 or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None or (
                 len(root) == len(mine_run) and all(x == y or (h and g and h.group(1) == g.group(1))
                                                    or retention_spans(y, x) is not None
