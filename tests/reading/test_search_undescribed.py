@@ -67,3 +67,4 @@ def test_the_words_of_undescribed_records_are_found_and_marked(corpus_dir, tmp_p
     assert len(only) == 3 and {h["undescribed"] != "" for h in only} == {True}
     prompts = json.loads(asz("search", "spotter", "--json", "--limit", "5", "--root", str(root)).stdout)
     assert prompts and all(h["undescribed"] == "" for h in prompts if h["kind"] != "undescribed")
+

@@ -1387,7 +1387,9 @@
           h('span', { class: 'faint small' }, fmtTime(x.at) + ' · ' + x.step + (x.file ? ' · ' + x.file + ' row ' + x.row : '')
             + (x.sender !== undefined ? ' · sent by ' + (x.sender || '(no instance id)') : '')
             // a continuing session's copy of an earlier session's record: drawn and counted there (trial 30a F5)
-            + (x.repeats ? ' · repeats ' + x.repeats + '\'s record (drawn and counted there)' : '')),
+            + (x.repeats ? ' · repeats ' + x.repeats + '\'s record (drawn and counted there)' : '')
+            // bytes the dialect could not describe, searched as kept (kind undescribed: asz search's line; trial 47c F2)
+            + (x.undescribed ? ' · undescribed record, searched as its kept bytes: ' + x.undescribed : '')),
           h('div', { class: 'snippet' }, marked_snippet(x)));
       };
       hits.forEach(function (x) {
