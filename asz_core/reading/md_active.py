@@ -103,14 +103,26 @@ _OPENS = re.compile(r"<(?=[A-Za-z/!?])|\[")
 _MAY_OPEN = re.compile(r"<[A-Za-z/!?]|\]\(|\]:")
 
 
+_PARSER: list = []
+
+
 def _parser():
     """markdown-it-py as a permissive viewer reads Markdown: CommonMark with raw HTML on and tables, every link kept
-    whatever its scheme (markdown-it's own check would refuse ``javascript:``, another viewer's may not)."""
-    from markdown_it import MarkdownIt
+    whatever its scheme (markdown-it's own check would refuse ``javascript:``, another viewer's may not); made once.
+    It reads the blocks only: :func:`_active_lines` reads into spans the inline text that may hold raw HTML, a link or
+    an image (:data:`_MAY_SPAN`), the rest has none of them (reading every span was half the parse, session 47)."""
+    if not _PARSER:
+        from markdown_it import MarkdownIt
 
-    md = MarkdownIt("commonmark", {"html": True, "linkify": False}).enable("table")
-    md.validateLink = lambda url: True
-    return md
+        md = MarkdownIt("commonmark", {"html": True, "linkify": False}).enable("table").disable("inline")
+        md.validateLink = lambda url: True
+        _PARSER.append(md)
+    return _PARSER[0]
+
+
+#: What an inline text holds when a viewer may find raw HTML, an autolink, a link or an image in it: a ``<`` or a
+#: ``[`` (a link by reference is ``[`` too); a text with neither is only text and emphasis to it.
+_MAY_SPAN = re.compile(r"[<\[]")
 
 
 def _runs(url: str) -> bool:
@@ -149,6 +161,9 @@ def _active_lines(md: str, parser) -> tuple[list[tuple[int, int]], dict[str, int
             ranges.append(tuple(tok.map))
             places["raw HTML"] += 1 if old or any(_acts(m.group(0)) for m in _TAG.finditer(tok.content)) else 0
         elif tok.type == "inline" and where is not None:
+            if not tok.children and _MAY_SPAN.search(tok.content):  # its spans read (the parser reads blocks)
+                tok.children = []
+                parser.inline.parse(tok.content, parser, env, tok.children)
             hit = 0
             for child in tok.children or ():
                 if child.type == "html_inline":  # a tag it opens, not one it closes; from render 10 one that can act

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ..termsafe import ESCAPED_IN_DATA, ESCAPES, INVISIBLE, UNSAFE, line_value, one_line  # the code points visible escapes, with the collect lines' escapes
+from ..termsafe import ESCAPED_IN_DATA, ESCAPES, INVISIBLE, UNSAFE, line_value, one_line, translated  # the code points visible escapes, with the collect lines' escapes
 from .export_render import drawn
 
 __all__ = ["plain", "visible", "md_visible", "md_line", "md_literal", "html_line", "json_visible", "cell_visible", "visible_spans", "UNSAFE",
@@ -58,8 +58,8 @@ def visible(text: str, *, json: bool = False, keep_cr: bool = False) -> str:
     nothing is removed. Otherwise :func:`plain` first (terminal formatting removed).
     ``keep_cr``: a CR stays as it is (HTML, where it is white space)."""
     if json:
-        return text.translate(_JSON_TABLE)
-    return plain(text).translate(_KEEP_CR_TABLE if keep_cr else _TABLE)
+        return translated(text, _JSON_TABLE)
+    return translated(plain(text), _KEEP_CR_TABLE if keep_cr else _TABLE)
 
 
 _LONE_CR = re.compile("\r(?!\n)")
@@ -71,7 +71,7 @@ def md_visible(text: str) -> str:
     it (an OSC's ESC and BEL as ``\\x1b`` and ``\\x07``, NUL as ``\\x00``, ``\\u202e``), but for a CR ending a line
     before its LF (Windows line ends stay as they are); a lone CR, which lets a terminal write over a line, becomes
     ``\\x0d``. str in, str out."""
-    t = plain(text).translate(_KEEP_CR_TABLE)
+    t = translated(plain(text), _KEEP_CR_TABLE)
     return _LONE_CR.sub("\\\\x0d", t) if "\r" in t else t
 
 
@@ -140,7 +140,7 @@ def json_visible(data: bytes) -> bytes:
     bytes in, bytes out; ASCII input is returned as it is."""
     if data.isascii():
         return data
-    return data.decode("utf-8", "surrogatepass").translate(_JSON_TABLE).encode("utf-8", "surrogatepass")
+    return translated(data.decode("utf-8", "surrogatepass"), _JSON_TABLE).encode("utf-8", "surrogatepass")
 
 
 _CELL_TABLE = {**_TABLE, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
@@ -149,7 +149,7 @@ _CELL_TABLE = {**_TABLE, **{c: f"\\u{c:04x}" for c in INVISIBLE}}
 def cell_visible(text: str) -> str:
     """``text`` for a table cell on a terminal: :func:`visible`, and each :data:`INVISIBLE` character as its escape
     too (``\\u200b``), so what a cell holds is what it shows. str in, str out."""
-    return plain(text).translate(_CELL_TABLE)
+    return translated(plain(text), _CELL_TABLE)
 
 
 def visible_spans(text: str, spans: list[list[int]]) -> tuple[str, list[list[int]]]:
