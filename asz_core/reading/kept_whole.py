@@ -42,9 +42,10 @@ class Whole:
 
     def build(self, root: str | os.PathLike, conversation: str, *, hide: Sequence[str] = (),
               prices: Any = None) -> tuple[dict, dict, list, list[str]]:
-        """``(doc, places, calls, problems)`` as :func:`~asz_core.view.document.build_summary` gives them (``doc`` the
-        whole document, whose ``summary`` the row reads), from one whole build; what it found and its tool calls kept
-        on the way (:meth:`_keep`). Raises as :func:`~asz_core.view.document.build_view`."""
+        """``(head, places, calls, problems)`` as :func:`~asz_core.view.document.build_summary` gives them (the
+        summary the row reads is a summary build's: :func:`~asz_core.view.document.counted_of`), from one whole
+        build; what it found (the document's own summary) and its tool calls kept on the way. Raises as
+        :func:`~asz_core.view.document.build_view`."""
         from ..view.document import build_view
         from ..view.query import ApiError
         from .tool_cache import tool_fingerprint
@@ -62,7 +63,8 @@ class Whole:
         if fp is not None:
             self._keep_found(conversation, doc, newest, fp, requests, metered, times)
         self._keep_tools(conversation, hide, tools_fp, got["tools"])
-        return doc, got["places"], got["calls"], list(doc["summary"]["problems"])
+        row = {"conversation": conversation, "sessions": doc["sessions"], "head": doc["head"], "summary": got["summary"]}
+        return row, got["places"], got["calls"], list(got["summary"]["problems"])
 
     def _keep_found(self, conversation: str, doc: dict, newest: tuple, fp: tuple, requests: dict, metered: list,
                     times: dict) -> None:

@@ -358,6 +358,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
                                                                  lines_kept=read is not None or counted is None)
     if read is not None:
         read.update(sess.bound_lines)
+    if counted is not None:  # before drawing adds its lines: what a summary build starts from (counted_of)
+        counted["before"] = list(b.problems)
     if requests is not None:
         requests.update((nid, cu.request) for nid, cu in v.call_usage.items() if not cu.requests)
     if times is not None:  # when each provider call counts: asz usage's one rule (trial 40b F1)
@@ -412,7 +414,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     if doc["summary"]["kinds"].get("error.api"):
         _mark_failed(doc, v)
     if counted is not None:
-        counted.update(counted_of(v, b, fold.head, doc["summary"]))
+        counted_of(counted, v, b, fold.head, doc["summary"],
+                   lambda: _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices))
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some
     conflicts, gone = stopped_and_gone(root, session)
@@ -423,12 +426,23 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     return doc
 
 
-def counted_of(v: DocumentView, b: ChainReader, head, summary: dict) -> dict:
-    """What a whole build gives the readers' kept figures beside its document (:func:`build_view`'s ``counted``):
-    ``places`` and ``calls`` (:func:`_counted` of the drawn summary, the pair :func:`build_summary` gives), and
-    ``tools``, :func:`conversation_tool_calls`' ``(state, calls, executions)``."""
+def counted_of(counted: dict, v: DocumentView, b: ChainReader, head, summary: dict, again: Callable[[], dict]) -> None:
+    """Put in ``counted`` what a whole build gives the readers' kept figures beside its document (:func:`build_view`'s
+    ``counted``), each as :func:`build_summary` gives it, so a row counted either way is the same: ``summary`` (the
+    document's ``summary``, or, where drawing added other problem lines than a summary build does, ``again()``'s
+    with the summary build's: ``counted["before"]``, the chain's problems before drawing, then every missing companion
+    file; a copy draws none of the records it repeats, so drawing says none of their companions), ``places`` and
+    ``calls`` (:func:`_counted`), and ``tools``, :func:`conversation_tool_calls`' ``(state, calls, executions)``."""
+    before = counted.pop("before")
+    listed = before + [line for line in v.missing_companions() if line not in before]
+    if b.problems != listed:
+        drawn, b.problems = b.problems, listed
+        try:
+            summary = again()
+        finally:
+            b.problems = drawn
     places, calls = _counted(v, summary["title"], head, summary)
-    return {"places": places, "calls": calls, "tools": (b.state, _tool_calls(v), list(v.executions))}
+    counted.update(summary=summary, places=places, calls=calls, tools=(b.state, _tool_calls(v), list(v.executions)))
 
 
 def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None) -> dict:
