@@ -14,7 +14,7 @@ from ..view.secret_forms import found_in, masked_cut
 from .export_steps import part_marker
 from .prose_times import record_of
 
-__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "drawing_errors", "late_results_drawn", "LATE_RENDER", "error_kinds", "error_line", "error_text",
+__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "GONE_ERRORS_RENDER", "drawing_errors", "late_results_drawn", "LATE_RENDER", "error_kinds", "error_line", "error_text",
            "error_words", "result_error"]
 
 #: The kinds of an error step's line (render 11; trial 37b F5): what failed, as the exports label it
@@ -25,6 +25,10 @@ ERROR_KINDS = {"request": "api_error", "run": "run_failed"}
 ERROR_BYTES = 1_000
 #: The render from which the audit forms write failures (:func:`~asz_core.reading.export_render.drawn`).
 ERRORS_RENDER = 11
+#: The render from which an error whose text retention took gives the size of that text (its part's ``bytes``), all
+#: of it left out, and the text form says ``N bytes, removed by retention``, where render 35 gave the size of the
+#: marker standing for it, ``33 bytes, whole`` (trial 47a F1).
+GONE_ERRORS_RENDER = 36
 
 
 #: The render from which a result inside an ``--in-range-only`` window of a call made before it is a line (39a F2).
@@ -83,10 +87,26 @@ def _excerpt(text: str, mask: bool) -> tuple[dict, list[str], list[str]]:
     return {"text": got, "bytes": sizes[0], "left_out": sizes[0] - len(got.encode("utf-8"))}, written, away
 
 
+def _gone(parts: Sequence[dict], text: str, error: dict) -> dict:
+    """``error`` (an excerpt of ``text``, the error text of ``parts``) as retention left it, from render 36
+    (:data:`GONE_ERRORS_RENDER`): when ``text`` is wholly the markers of parts whose text retention took, its ``bytes``
+    the size of those texts, all of it ``left_out`` (trial 47a F1: it said the marker's 33 bytes, ``whole``)."""
+    from .export_render import drawn
+
+    gone = [p for p in parts if p.get("state") == "removed" and not p.get("text") and p.get("data") is None]
+    if not gone or drawn() < GONE_ERRORS_RENDER or text != "\n".join(part_marker(p) for p in gone):
+        return error
+    size = sum(p["bytes"] for p in gone if isinstance(p.get("bytes"), int) and not isinstance(p.get("bytes"), bool))
+    return {**error, "bytes": size, "left_out": size}
+
+
 def error_words(error: dict) -> str:
     """What the text form says of an error's size (``error``: an excerpt of :func:`_excerpt`, its ``bytes`` and
-    ``left_out``): ``66 bytes, whole`` or ``4,321 bytes, the first 1,000 written, 3,321 left out``."""
+    ``left_out``): ``66 bytes, whole`` or ``4,321 bytes, the first 1,000 written, 3,321 left out``; ``225 bytes, removed
+    by retention`` when all of it is left out, which only retention does (:func:`_gone`)."""
     size, away = int(error.get("bytes") or 0), int(error.get("left_out") or 0)
+    if size and away == size:  # nothing of it written: the excerpt keeps its first ERROR_BYTES of any other
+        return f"{size:,} bytes, removed by retention"
     if not away:
         return f"{size:,} bytes, whole"
     return f"{size:,} bytes, the first {size - away:,} written, {away:,} left out"
@@ -98,8 +118,8 @@ def result_error(p: dict, status: str, mask: bool) -> tuple[Optional[dict], list
     counted where the call's line is written: :meth:`~asz_core.reading.prose_audit.Audit.arrange`) and those the cut took away; else None and every
     credential the result holds (the form leaves it out)."""
     if status == "error" and drawing_errors():
-        error, written, away = _excerpt(error_text([p]), mask)
-        return {**error, "_gone": written}, away
+        error, written, away = _excerpt(text := error_text([p]), mask)
+        return {**_gone([p], text, error), "_gone": written}, away
     return None, found_in(p.get("text") or p.get("data"))
 
 
@@ -108,7 +128,8 @@ def error_line(base: dict, parts: Sequence[dict], mask: bool, unwritten: list[st
     ``system``, kind ``api_error`` (:func:`error_kinds` makes it ``run_failed`` by the document), ``text`` the
     excerpt of :func:`error_text` of its ``parts``, ``error`` its ``bytes`` and ``left_out``; the credentials the cut
     took away added to ``unwritten``."""
-    error, written, away = _excerpt(error_text(parts), mask)
+    error, written, away = _excerpt(text := error_text(parts), mask)
+    error = _gone(parts, text, error)
     unwritten += away
     return {**base, "role": "system", "text": error.pop("text"), "kind": ERROR_KINDS["request"], "error": error,
             "_gone": written}

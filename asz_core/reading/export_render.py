@@ -214,6 +214,14 @@ could hide behind it).
   large to land (3,000,000 bytes as written)`` (trial 47c F1; :data:`CUT_SAID_RENDER`,
   :func:`~asz_core.reading.export.unresolved_said`, :func:`~asz_core.reading.export.cut_head`). A copy of render 34
   or before is made again drawing as that render did (:func:`drawn`).
+- render 36: after retention the text form labels a person's turn in the main stream by what its skeleton can tell,
+  ``prompt or command``, ``prompt_blocks``, ``notice``, ``subagent_prompt`` or ``command_output or text``, ``, removed
+  by retention`` (:data:`~asz_core.reading.prose_text.REMOVED_KINDS_RENDER`), where render 35 said ``prompt, removed
+  by retention`` of each (trial 47a F2: 97 where 51 prompts were typed); and the audit forms give a failed call's or
+  an error step's error whose text retention took the size of that text, all of it left out (``"bytes":225,
+  "left_out":225``, text form ``error: 225 bytes, removed by retention``), where render 35 gave the marker's size,
+  ``33 bytes, whole`` (trial 47a F1; :data:`~asz_core.reading.audit_errors.GONE_ERRORS_RENDER`). A copy of render 35
+  or before is made again drawing as that render did (:func:`drawn`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -243,7 +251,7 @@ import orjson
 __all__ = ["RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 35
+RENDER = 36
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

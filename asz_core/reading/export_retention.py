@@ -348,7 +348,7 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
 
 #: A block of the text form (asz_core.reading.prose_text.to_text): the header's first line, or a line's ``[TS] KIND…``.
 _HEAD = re.compile(rb"=== conversation (\S+) ===")
-_TURN = re.compile(rb"\[([^\]\n]*)\] ([a-z_]+)((?:, [^,\n]+)*)")
+_TURN = re.compile(rb"\[([^\]\n]*)\] ([a-z_]+(?: or [a-z_]+)?)((?:, [^,\n]+)*)")  # render 36: `prompt or command, …`
 #: What follows a person's label on the line of one whose text retention took (render 14:
 #: :func:`~asz_core.reading.prose_text._label`).
 _REMOVED_WORDS = REMOVED_MARK.encode()

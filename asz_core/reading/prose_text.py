@@ -15,7 +15,7 @@ are written differs (:func:`to_text`):
   ``executed:``) never begin so and are each one line (:func:`~asz_core.reading.termtext.md_line`: a newline in a
   cwd or a time as ``\\n``), so no text can forge them (trial 34c F1);
 - each line: ``[TS] KIND`` (a person's turn whose text retention took ``prompt, removed by retention``: :func:`_label`,
-  render 14; ``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
+  render 14; from render 36 by what its skeleton tells, ``prompt or command, removed by retention``, …; ``, stream NAME`` for a stream not ``main``; ``, outside the window`` or ``, time
   unknown`` without ``--in-range-only``; a tool call's or an execution record's ``, STATUS``: ok, error, …), then its
   text quoted, then a blank line;
 - a failed tool call's error text (``status`` error) after its text: an ``error: N bytes, whole`` line (or ``N
@@ -181,6 +181,9 @@ def unrecorded_words(figures: dict) -> dict:
 
 #: The render from which a person's turn whose text retention took keeps its label (:func:`_label`; trial 39a F4).
 REMOVED_LABEL_RENDER = 14
+#: The render from which that label says what the skeleton can tell of the turn (:meth:`PlainAudit.removed_said`;
+#: trial 47a F2: 97 lines read ``prompt, removed by retention`` where 51 prompts were typed).
+REMOVED_KINDS_RENDER = 36
 
 
 #: A text line's ``_side`` (:meth:`PlainAudit.lines`): its record says ``sidechain``; and it is in an orphan group.
@@ -205,13 +208,16 @@ def _label(line: dict) -> str:
     text retention took (kind ``removed``) ``prompt, removed by retention`` (in a sub-agent's stream
     ``subagent_prompt, removed by retention``), so a pruned day's prompts can still be counted (trial 39a F4: it read
     ``removed`` while replies and tool calls kept their labels). Which sort of prompt it was (typed, a command, its
-    output, an interrupt notice) went with the text (trial 27b F2), so it is never named."""
+    output, an interrupt notice) went with the text (trial 27b F2), so it is never named; from render 36 a main
+    stream's line says what its skeleton can tell (``_was``: :meth:`PlainAudit.removed_said`)."""
     from .export_render import drawn
     from .export_retention import REMOVED_MARK
 
     kind = line.get("kind") or "text"
     if kind != "removed" or line.get("role") != "user" or drawn() < REMOVED_LABEL_RENDER:
         return kind
+    if line.get("_was") and drawn() >= REMOVED_KINDS_RENDER:
+        return f"{line['_was']}, {REMOVED_MARK}"
     return f"{'prompt' if line.get('stream') in (None, '', 'main') else 'subagent_prompt'}, {REMOVED_MARK}"
 
 
@@ -279,7 +285,25 @@ class PlainAudit(Audit):
         if rec.get("sidechain") is True and drawn() >= ORPHAN_RENDER:
             for x in out:
                 x["_side"] = SIDE_LINE
+        for x in out:
+            if x.get("kind") == "removed" and x.get("role") == "user" and stream == "main":
+                x["_was"] = self.removed_said(rec, line is None)
         return out
+
+    @staticmethod
+    def removed_said(rec: dict, listed: bool) -> str:
+        """What the skeleton of a person's turn in the main stream whose text retention took can tell of it (``listed``:
+        its parts a list the default leaves out), as the kinds before retention were read (:meth:`Audit._kind`): a
+        turn the runtime flags ``notice`` (Claude Code's interrupt) ``notice``; another list ``prompt_blocks``; one
+        flagged ``external_input`` ``prompt or command`` (the markup that tells them apart was its text); a line a
+        sub-agent's record gives (``sidechain``) ``subagent_prompt``; any other ``command_output or text`` (command
+        output is read from its text; trial 47a F2)."""
+        flags = rec.get("flags") or ()
+        if listed:
+            return "notice" if "notice" in flags and "external_input" not in flags else "prompt_blocks"
+        if "external_input" in flags:
+            return "prompt or command"
+        return "subagent_prompt" if rec.get("sidechain") is True else "command_output or text"
 
     def ask(self, doc: dict, by_stream: dict[str, list[dict]]) -> None:
         """:meth:`Audit.ask`, then each ``_side`` line of a record under a talk the document marks ``orphan`` (no call

@@ -65,11 +65,19 @@ def test_a_pruned_person_turn_says_removed_never_another_kind(corpus_source, tmp
     copy = tmp_path / "day.txt"
     asz("export", SID, "--format", "text", "--root", str(root), "--out", str(copy))
     heads = [x for x in copy.read_text(encoding="utf-8").splitlines() if x.startswith("[")]
-    assert sum(x.endswith("] prompt, removed by retention") for x in heads) == len(person) - 1 == 11
+    # from render 36 by what the skeleton tells (trial 47a F2): a typed prompt or a command (7 + 2, both flagged
+    # external_input), command output (2, no flag); render 35 said `prompt, removed by retention` of all 11
+    said = Counter(x.split("] ", 1)[1] for x in heads if x.endswith("removed by retention"))
+    assert said == {"prompt or command, removed by retention": 9, "command_output or text, removed by retention": 2}
     assert sum(x.endswith("] interrupt") for x in heads) == 1
     assert not any(x.endswith("] removed") for x in heads)
     assert asz("verify", "--export", str(copy), "--root", str(root)).stdout.splitlines()[-1] == \
         "the copy checks against the root"
+    was = tmp_path / "was.txt"
+    with drawing(35):  # the copy render 35 made: every such turn `prompt, removed by retention`
+        assert asz_in_process("export", SID, "--format", "text", "--root", str(root), "--out", str(was)).returncode == 0
+    assert sum(x.endswith("] prompt, removed by retention") for x in was.read_text(encoding="utf-8").splitlines()) == 11
+    checks_as_render(was, root, 35, 36)
     old = tmp_path / "old.txt"
     with drawing(13):  # the copy render 13 made: `[TS] removed`
         assert asz_in_process("export", SID, "--format", "text", "--root", str(root), "--out", str(old)).returncode == 0

@@ -61,6 +61,11 @@ def _rows(calls: dict[str, list], pruned: bool) -> dict[str, list[int]]:
     return rows
 
 
+def _errors(text: str) -> Counter:
+    """The sizes the ``error: N bytes, …`` lines of a text-form export say, with what follows the size."""
+    return Counter((int(m.group(1).replace(",", "")), m.group(2)) for m in re.finditer(r"^error: ([0-9,]+) bytes, (.*)$", text, re.M))
+
+
 def _statuses(text: str) -> list[tuple[str, str, str]]:
     """``(conversation, ts, status)`` of each ``tool_call`` line of a text-form export, in order."""
     out, conv = [], ""
@@ -85,16 +90,29 @@ def test_a_refused_call_reads_refused_after_retention(corpus_source, tmp_path):
     def figures() -> tuple[dict, list]:
         rows = {r["tool"]: [r["calls"], r["failed"], r["refused"]]
                 for r in json.loads(asz("usage", "tools", "--root", root, "--json").stdout)["tools"]}
-        return rows, _statuses(asz("export", "--since", "2000-01-01", "--format", "text", "--root", root).stdout)
+        text = asz("export", "--since", "2000-01-01", "--format", "text", "--root", root).stdout
+        return rows, _statuses(text), text
 
-    rows, before = figures()
+    rows, before, text = figures()
+    kinds = Counter(x.split("] ", 1)[1] for x in text.splitlines() if re.match(r"\[[^\]]*\] [a-z_]+$", x))
     assert rows == _rows(calls, pruned=False) and Counter(s for *_, s in before)["refused"] == 8
     (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
     asz("prune", "--root", root, "--config", str(tmp_path / "asz.yaml"))
-    rows, after = figures()
+    rows, after, text = figures()
     assert rows == _rows(calls, pruned=True)
     assert rows["ExitPlanMode"] == [6, 1, 1]  # its refusal with the person's reason: that text went
     assert [a for a, b in zip(before, after) if a != b] == [
         (c, ts, "refused") for c, ts, s in before if s == "refused" and c.startswith("cb2e607c")
         and ts == "2025-11-17T11:24:43.840Z"]
     assert [b[2] for b in after if b[2] != "refused"].count("error") == Counter(s for *_, s in before)["error"] + 1
+    # a failed call's error whose text went says the size of that text, as the source holds it, all of it removed
+    # (render 36; trial 47a F1: `error: 33 bytes, whole`, the size of the marker standing for it)
+    failed = [t for _, err, t in calls.values() if err and not (t or "").removeprefix("Error: ") == WHOLE]
+    assert _errors(text) == Counter((len(t.encode("utf-8")), "removed by retention") for t in failed)
+    # a person's turn is labelled by what its skeleton tells (render 36; trial 47a F2: all read `prompt`): a typed
+    # prompt or a command, command output, a list of parts; an interrupt notice, kept whole, keeps its kind
+    now = Counter(x.split("] ", 1)[1] for x in text.splitlines() if re.match(r"\[[^\]]*\] [a-z_ ]+(, removed by retention)?$", x))
+    assert (now["prompt or command, removed by retention"], now["command_output or text, removed by retention"],
+            now["prompt_blocks, removed by retention"], now["interrupt"]) == (
+        kinds["prompt"] + kinds["command"], kinds["command_output"], kinds["prompt_blocks"], kinds["interrupt"])
+    assert kinds["command"] and kinds["command_output"] and kinds["prompt_blocks"] and kinds["interrupt"]
