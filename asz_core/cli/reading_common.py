@@ -15,7 +15,7 @@ from ..termsafe import shell_word
 if TYPE_CHECKING:
     from ..config import Config
 
-__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "ELSEWHERE_HINT", "FOUND_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP", "incomplete"]
+__all__ = ["settings", "require_root", "no_root", "root_hint", "NO_ROOT_HINT", "ELSEWHERE_HINT", "FOUND_HINT", "EXAMPLE_HINT", "OWN_ROOT_HINT", "terminal_columns", "say_left_out", "make_filters", "fail_id", "refuse_empty_id", "check_limit", "tz_option", "project_option", "model_option", "dialect_option", "check_dialect", "use_tz", "ROOT_HELP", "CONFIG_HELP", "TZ_HELP", "incomplete"]
 
 ROOT_HELP = "Storage root (default: storage.root, else ./data)."
 CONFIG_HELP = "asz.yaml to read (its view.hide is withheld)."
@@ -106,6 +106,11 @@ ELSEWHERE_HINT = ("(that is {path}: asz collect lands into ./data of the folder 
                   "collected in, or give --root DIR, or set storage.root in an asz.yaml there or in --config FILE)")
 #: Then, when roots are found at the usual places (:func:`asz_core.cli.roots_near.usual_roots`), what names them.
 FOUND_HINT = "; {there} at {paths}: give --root {first}"
+#: What names the README's example roots found there (``example-data``): never offered as the user's own (trial 47d F5).
+EXAMPLE_HINT = "; {what} at {paths} (the bundled example, not your own history)"
+#: What follows when only example roots are found: where the user's own root is.
+OWN_ROOT_HINT = ("; your own root is ./data of the folder you ran asz collect in, or the storage.root of the asz.yaml "
+                 "there: give --root with it")
 
 
 def no_root(cmd: str, root: Path | str) -> str:
@@ -120,7 +125,10 @@ def no_root(cmd: str, root: Path | str) -> str:
 def root_hint(root: Path | str) -> str:
     """What follows ``no storage root at ROOT``: :data:`NO_ROOT_HINT` for an absolute ``root``; for a relative one
     :data:`ELSEWHERE_HINT` and, when :func:`~asz_core.cli.roots_near.usual_roots` finds some, :data:`FOUND_HINT`
-    naming up to three (``and N more``) in full, quoted for the shell."""
+    naming up to three (``and N more``) in full, quoted for the shell. A root named ``example-data`` is the README's
+    bundled example: it is named apart (:data:`EXAMPLE_HINT`), never as the ``--root`` to give, and when no other root
+    is found :data:`OWN_ROOT_HINT` says where the user's own one is (trial 47d F5: run beside the README's folder,
+    ``asz ls`` said ``give --root …/asz/example-data``, a one-conversation root, not the user's)."""
     import os
 
     if os.path.isabs(root):
@@ -129,11 +137,26 @@ def root_hint(root: Path | str) -> str:
 
     said = ELSEWHERE_HINT.format(path=os.path.abspath(root))
     found = usual_roots(root)
-    if not found:
-        return said
-    paths = ", ".join(map(str, found[:3])) + (f" and {len(found) - 3} more" if len(found) > 3 else "")
-    there = "a storage root is" if len(found) == 1 else "storage roots are"
-    return said + FOUND_HINT.format(there=there, paths=paths, first=shell_word(found[0]))
+    own = [p for p in found if p.name != EXAMPLE_ROOT]
+    examples = [p for p in found if p.name == EXAMPLE_ROOT]
+    if own:
+        there = "a storage root is" if len(own) == 1 else "storage roots are"
+        said += FOUND_HINT.format(there=there, paths=_some(own), first=shell_word(own[0]))
+    if examples:
+        what = "the README's example root is" if len(examples) == 1 else "the README's example roots are"
+        said += EXAMPLE_HINT.format(what=what, paths=_some(examples))
+        if not own:
+            said += OWN_ROOT_HINT
+    return said
+
+
+#: The folder name of the README's example root (its set-up line's ``--root ./example-data``).
+EXAMPLE_ROOT = "example-data"
+
+
+def _some(paths: list) -> str:
+    """Up to three of ``paths`` in full, then ``and N more``."""
+    return ", ".join(map(str, paths[:3])) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
 def created_root_note(root: Path | str, cfg: Config) -> str:

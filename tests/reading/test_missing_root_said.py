@@ -74,8 +74,9 @@ def test_a_reader_run_beside_the_root_names_it(tmp_path, monkeypatch, args, name
 
 
 def test_the_usual_places_are_named_in_order(tmp_path, monkeypatch):
-    """The README's ``./example-data`` of the working folder, a root an asz.yaml beside names (its storage.root), and
-    ``~/asz/data``: each named once, in that order, the first given as the ``--root`` to use."""
+    """A root an asz.yaml beside names (its storage.root) and ``~/asz/data``: each named once, in that order, the first
+    given as the ``--root`` to use; the README's ``./example-data`` of the working folder is named after them as the
+    example, never as the ``--root`` to give (trial 47d F5)."""
     home, here = tmp_path / "home", tmp_path / "w" / "here"
     src = REPO / "examples" / "claude-code" / "projects"
     for cwd, root in ((here, "example-data"), (home / "asz", "data"), (tmp_path / "w" / "team", str(tmp_path / "kept"))):
@@ -85,7 +86,28 @@ def test_the_usual_places_are_named_in_order(tmp_path, monkeypatch):
     (tmp_path / "w" / "team" / "asz.yaml").write_text(f"storage:\n  root: {tmp_path / 'kept'}\n")
     monkeypatch.chdir(here)
     p = asz_in_process("ls", env={"HOME": str(home)})
-    first = here / "example-data"
+    first = tmp_path / "kept"
     assert p.returncode == 1
     assert p.stderr == (f"asz ls: no storage root at data {_elsewhere(here / 'data')}; storage roots are at {first}, "
-                        f"{tmp_path / 'kept'}, {home / 'asz' / 'data'}: give --root {first}\n"), p.stderr
+                        f"{home / 'asz' / 'data'}: give --root {first}; the README's example root is at "
+                        f"{here / 'example-data'} (the bundled example, not your own history)\n"), p.stderr
+
+
+def test_only_the_example_root_is_never_offered_as_yours(tmp_path, monkeypatch):
+    """Trial 47d F5: run in a folder beside the README's (which holds ``example-data``), with the user's own root
+    elsewhere, ``asz ls`` said ``give --root …/example-data``. It now names that root as the example and says where
+    the user's own root is instead of offering it."""
+    home, readme, here = tmp_path / "home", tmp_path / "w" / "asz", tmp_path / "w" / "emptydir"
+    readme.mkdir(parents=True)
+    here.mkdir()
+    src = REPO / "examples" / "claude-code" / "projects"
+    c = asz_in_process("collect", "--once", "--source", str(src), "--root", "./example-data", cwd=readme, env={"HOME": str(home)})
+    assert c.returncode == 0, c.stderr
+    monkeypatch.chdir(here)
+    p = asz_in_process("ls", env={"HOME": str(home)})
+    assert (p.returncode, p.stdout) == (1, "")
+    assert p.stderr == (f"asz ls: no storage root at data {_elsewhere(here / 'data')}; the README's example root is at "
+                        f"{readme / 'example-data'} (the bundled example, not your own history); your own root is ./data "
+                        "of the folder you ran asz collect in, or the storage.root of the asz.yaml there: give --root with "
+                        "it\n"), p.stderr
+    assert "give --root " + str(readme) not in p.stderr
