@@ -13,7 +13,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["print_step", "step_command", "open_line", "opened"]
+__all__ = ["print_step", "step_command", "open_command", "open_line", "opened"]
 
 
 def step_command(conversation: str, step: str, where: list[str]) -> str:
@@ -31,13 +31,28 @@ def opened(given: list[str]) -> list[str]:
     return [x for i in range(0, len(given) - 1, 2) if given[i] in ("--root", "--config", "--tz") for x in given[i:i + 2]]
 
 
+def open_command(short: str, hit: dict, where: list[str]) -> str:
+    """The command that opens ``hit`` from the terminal: ``asz conversation ID --step STEP [--root R]…``, its talk with
+    its step marked (:func:`step_command`; ``short``: the conversation as the hit names it, ``where``: :func:`opened`;
+    trial 42b F6); for a hit no step cites that names its record's place (an ``undescribed`` record's kept bytes,
+    trial 47c F2), ``asz show SESSION FILE:ROW [--root R] [--config C]``, which prints that record and its bytes (the
+    session the file's folder); '' for neither. What ``asz search --json`` gives as a hit's ``open``."""
+    from ..termsafe import shell_word
+
+    if hit.get("step"):
+        return step_command(short, hit["step"], where)
+    file, row = hit.get("file"), hit.get("row")
+    if not (isinstance(file, str) and "/" in file and isinstance(row, int)):
+        return ""
+    shown = [x for i in range(0, len(where) - 1, 2) if where[i] in ("--root", "--config") for x in where[i:i + 2]]
+    return " ".join(map(shell_word, ["asz", "show", file.split("/", 1)[0], f"{file}:{row}", *shown]))
+
+
 def open_line(short: str, hit: dict, where: list[str]) -> str:
-    """``open: asz conversation ID --step STEP [--root R]…``: the command that prints ``hit``'s talk with its step marked
-    (:func:`step_command`; ``short``: the conversation as the hit names it, ``where``: :func:`opened`), what reads a
-    hit in its context from the terminal (trial 42b F6); '' for a hit no step cites."""
+    """``open: COMMAND``: :func:`open_command` as ``asz search`` prints it under a hit; '' for a hit it cannot open."""
     from ..reading.termtext import visible
 
-    return f"open: {visible(step_command(short, hit['step'], where))}" if hit.get("step") else ""
+    return f"open: {visible(opens)}" if (opens := open_command(short, hit, where)) else ""
 
 
 def _nodes(doc: dict) -> dict[str, dict]:

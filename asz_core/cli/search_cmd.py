@@ -17,7 +17,7 @@ import typer
 from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
-from .conversation_step import open_line, opened
+from .conversation_step import open_command, open_line, opened
 from .search_index import asked, index_up_to_date
 from .search_notes import TOO_LARGE_GAP, too_large
 
@@ -45,7 +45,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 def search(
     query: Optional[str] = typer.Argument(None, metavar="QUERY", show_default=False, help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --. Required unless --reindex is given alone (then the index is built again and nothing is searched).'),
-    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats, undescribed (why an undescribed record's bytes were not described; '' on other hits); sender in a root asz receive landed)."),
+    as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats, undescribed (why an undescribed record's bytes were not described; '' on other hits), open (not with --held-back or --conversations, whose answers are the page API's: the command that opens the hit: asz conversation ID --step STEP, or for an undescribed record asz show SESSION FILE:ROW, which prints its bytes; '' when none); sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
     kind: str = filter_option("--kind", "Only these kinds (comma list): prompt (typed by a person), reply, text, context, summary (a compaction summary), notice (a runtime notice, a compaction boundary), thinking, tool_input, tool_result, label (a name the runtime gave: a conversation's title such as a Claude Code summary or ai-title or a Kiro session title, a child's description), undescribed (the bytes of a record or part the dialect could not describe, kept verbatim; bytes that are not valid UTF-8 read with U+FFFD)."),
@@ -203,6 +203,8 @@ def _hits(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as_j
     notes += _unjudged(r, filters, found, held)  # as asz ls says it (recheck 25 N3)
     many = _across(r, query, hide, filters, kinds, notes, given) if not hits and not held else 0
     note = _excluded(excluded, notes)
+    if as_json and not held_back:  # the command that opens each hit, as the text prints it under it (its open: line)
+        _with_open(hits, opened(given))  # not in --held-back's and --conversations' answers: the page's API's own
     if as_json and held_back:
         _print_held_back(hits, unverified, held, unsearched, many, note)
     else:
@@ -319,6 +321,13 @@ def _conversations(r: Path, query: str, hide, filters, kinds: list[str], limit: 
         typer.echo(f"! {visible(line)}")
     _exit_left_out(unverified, unsearched)
     return rows
+
+
+def _with_open(hits: list[dict], where: list[str]) -> None:
+    """Give each of ``hits`` its ``open`` key: the command that opens it (:func:`~asz_core.cli.conversation_step.open_command`,
+    the conversation by its whole id), '' for a hit it cannot open."""
+    for h in hits:
+        h["open"] = open_command(h["conversation"], h, where)
 
 
 def _checked(kind: str, limit: int, both: bool) -> list[str]:

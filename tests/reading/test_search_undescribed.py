@@ -14,7 +14,10 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
 from cli_helpers import asz_in_process as asz
+from cli_helpers import pasted
 from reading_helpers import SPOTTER
 
 NOT_JSON = b'{"type": "user", "message": torn zorblaxqueen here'
@@ -68,3 +71,25 @@ def test_the_words_of_undescribed_records_are_found_and_marked(corpus_dir, tmp_p
     prompts = json.loads(asz("search", "spotter", "--json", "--limit", "5", "--root", str(root)).stdout)
     assert prompts and all(h["undescribed"] == "" for h in prompts if h["kind"] != "undescribed")
 
+
+
+@pytest.mark.slow
+def test_an_undescribed_hit_says_the_command_that_shows_its_bytes(corpus_dir, tmp_path):
+    """An ``undescribed`` hit cites no step, so it had no ``open:`` line though ``asz show SESSION FILE:ROW`` prints
+    its record and bytes (74f7f048): its open line (and JSON ``open``) is that command, and run as pasted it prints
+    the source line's bytes (asz show's rule: each byte that is not UTF-8 as \\xNN)."""
+    from test_show_record_places import _decoded
+
+    root, _ = _root(corpus_dir, tmp_path)
+    for word, line in (("zorblaxqueen", NOT_JSON), ("quillfeather", UNDESCRIBED), ("vexmoorlatin", INVALID)):
+        text = asz("search", word, "--root", str(root)).stdout.splitlines()
+        (opens,) = [x.strip()[len("open: "):] for x in text if x.strip().startswith("open: ")]
+        (hit,) = json.loads(asz("search", word, "--json", "--root", str(root)).stdout)
+        assert hit["open"] == opens and opens.startswith("asz show "), (opens, text)
+        shown = pasted(opens, tmp_path, tmp_path / "claude-home")
+        assert shown.returncode == 0, shown.stdout + shown.stderr
+        out = shown.stdout.splitlines()
+        at = next(i for i, x in enumerate(out) if x.startswith("unknown part "))
+        assert _decoded(out[at + 1][2:]) == line  # the printed command shows the source line's bytes
+    (hit,) = json.loads(asz("search", "quintarelle", "--json", "--root", str(root)).stdout)
+    assert hit["open"].startswith("asz conversation 55604662") and f"--step {hit['step']} " in hit["open"]
