@@ -132,7 +132,9 @@ LISTEN_QUEUE = 1024
 
 
 def _bind(cmd: str, host: str, port: int):
-    """Bind and listen on ``host:port`` before anything is printed or collected; exit 1 with a clear line when taken."""
+    """Bind and listen on ``host:port`` before anything is printed or collected; exit 1 with a clear line when taken,
+    with the next step (:func:`asz_core.cli.port_taken.next_step`)."""
+    import errno
     import socket
 
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -143,7 +145,12 @@ def _bind(cmd: str, host: str, port: int):
         sock.listen(LISTEN_QUEUE)
     except OSError as exc:
         sock.close()
-        typer.echo(f"asz {cmd}: cannot listen on {host}:{port}: {exc.strerror or exc}", err=True)
+        said = f"asz {cmd}: cannot listen on {host}:{port}: {exc.strerror or exc}"
+        if exc.errno == errno.EADDRINUSE:  # what to do next, and whether an asz page already serves there (trial 47d F6)
+            from .port_taken import next_step
+
+            said += next_step(host, port)
+        typer.echo(said, err=True)
         raise typer.Exit(1)
     return sock
 
