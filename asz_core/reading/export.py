@@ -41,7 +41,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, CUT_SAID_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
+from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, CUT_SAID_RENDER, LINKS_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
@@ -385,6 +385,10 @@ def _md():
 
     md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
     md.add_render_rule("image", _image)
+    if drawn() >= LINKS_RENDER:  # the model's links to its project's files drawn as text (trial 47b F4)
+        from .html_links import unlinked
+
+        unlinked(md)
     return md
 
 
@@ -394,6 +398,10 @@ def _image(self, tokens, idx, options, env) -> str:
     token = tokens[idx]
     src = token.attrGet("src") or ""
     alt = self.renderInlineAsText(token.children or [], options, env)
+    if "unlinked" in token.meta:  # a file of the model's project (render 37: asz_core.reading.html_links)
+        from .html_links import unlinked_image
+
+        return unlinked_image(token.meta["unlinked"], alt)
     if src.lower().startswith("data:image/"):
         return f"<img src=\"{html.escape(src)}\" alt=\"{html.escape(alt)}\">"
     return f"<a class=\"image\" href=\"{html.escape(src)}\">[image: {html.escape(alt)}]</a>"

@@ -222,6 +222,13 @@ could hide behind it).
   "left_out":225``, text form ``error: 225 bytes, removed by retention``), where render 35 gave the marker's size,
   ``33 bytes, whole`` (trial 47a F1; :data:`~asz_core.reading.audit_errors.GONE_ERRORS_RENDER`). A copy of render 35
   or before is made again drawing as that render did (:func:`drawn`).
+- render 37: html draws a link the model wrote in its Markdown whose target is not an absolute ``http:``, ``https:``
+  or ``mailto:`` address (``[README.md](README.md)``, ``[the config](pyproject.toml)``, ``#step-2``, ``index.html``)
+  as its text, the target after it as code when the text is not the target (``the config (pyproject.toml)``), and an
+  image from such a place as ``[image: ALT] (PATH)``, never as a link: in a shared copy such a target named nothing,
+  or a file of the export itself (trial 47b F4: 42 such links in a folder of 178 copies; one named ``index.html``
+  opened the folder's index; :data:`LINKS_RENDER`, :mod:`~asz_core.reading.html_links`). md keeps the model's
+  Markdown as written. A copy of render 36 or before is made again with those links live (:func:`drawn`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -248,10 +255,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 36
+RENDER = 37
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -312,6 +319,9 @@ REPLAY_ORDER_RENDER = 34
 #: The render from which md and html draw a result whose call never landed that was made smaller to land or removed
 #: with its size and sha256, and their head says a conversation landed without some of its text (render 35: trial 47c F1).
 CUT_SAID_RENDER = 35
+#: The render from which html draws a link the model wrote to anything but an absolute web or mail address as text, its
+#: target shown (render 37: :mod:`~asz_core.reading.html_links`; trial 47b F4).
+LINKS_RENDER = 37
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

@@ -111,7 +111,7 @@ def test_a_render_8_copy_still_checks(root, tmp_path, fmt):
         _ok("export", "de3b8b19", "--root", str(root), "--format", fmt, "--out", str(old))
     manifest = tmp_path / f"old.{fmt}.manifest.json"
     body = json.loads(manifest.read_bytes())
-    assert body["render"] == 35
+    assert body["render"] == 37
     assert "\t" in _head(fmt, old.read_text(encoding="utf-8"))  # as render 8 drew it: the tab raw
     manifest.write_text(json.dumps({**body, "render": 8}))
     ok = asz_in_process("verify", "--export", str(old), "--root", str(root))

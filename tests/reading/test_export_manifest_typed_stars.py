@@ -65,7 +65,7 @@ def test_only_the_masks_are_listed_each_with_its_form(copies, fmt):
     wanted = _wanted(data)
     stars = data.count(b"***")
     assert len(wanted) >= 2 and stars > len(wanted)  # typed *** in the copy beside the masks
-    assert body["render"] == 36
+    assert body["render"] == 37
     assert {m["offset"]: m["kind"] for m in body["masks"]} == wanted
     assert body["masked"]["places"] == len(wanted) and body["masked"]["credentials"] == 2
     assert all(data[m["offset"]:m["offset"] + m["length"]] == b"***" for m in body["masks"])

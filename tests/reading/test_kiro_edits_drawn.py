@@ -101,6 +101,6 @@ def test_a_kiro_copy_drawn_before_render_22_still_checks(kiro, tmp_path):
                      "--root", str(root), check=False)
             assert ok.returncode == rc, (fmt, render, ok.stdout + ok.stderr)
         asz("export", ide, "--format", fmt, "--out", str(tmp_path / f"now.{fmt}"), "--root", str(root))
-        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 36
+        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 37
         assert b"modifiedContent" not in (tmp_path / f"now.{fmt}").read_bytes()
         assert asz("verify", "--export", str(tmp_path / f"now.{fmt}"), "--root", str(root), check=False).returncode == 0

@@ -130,7 +130,7 @@ def test_the_export_shows_code_as_typed_and_old_copies_check(root, tmp_path):
     # title and the talk heading: no placeholder, no <b>/<i>/<div> with no attribute, nothing inside code
     assert warning.startswith("- **warning: active content:** this file's texts hold raw HTML 8, each written escaped")
     body = json.loads((tmp_path / "now.md.manifest.json").read_bytes())
-    assert body["render"] == 35
+    assert body["render"] == 37
     ok = asz_in_process("verify", "--export", str(out), "--root", str(root))
     assert ok.returncode == 0 and ok.stdout.splitlines()[-1] == "the copy checks against the root", ok.stdout
     old = tmp_path / "old.md"

@@ -48,7 +48,7 @@ def test_no_line_of_the_json_breaks_at_a_separator(root, tmp_path, fmt):
     from asz_core.reading.export_manifest import line_digests
 
     body = json.loads((tmp_path / f"c.{fmt}.manifest.json").read_bytes())
-    assert body["render"] == 36
+    assert body["render"] == 37
     older = data.replace(b"\\u2028", "\u2028".encode()).replace(b"\\u2029", "\u2029".encode()) \
         .replace(b"\\u200b", "\u200b".encode()).replace(b"\\ufeff", "\ufeff".encode())
     assert older != data

@@ -193,7 +193,7 @@ def test_a_copy_drawn_before_render_20_still_checks(written, tmp_path):
         asz("export", SID, "--format", fmt, "--out", str(tmp_path / f"now.{fmt}"), "--root", str(written))
         now = (tmp_path / f"now.{fmt}").read_bytes()
         assert b"old_string" not in now and (b"```diff" in now or b'<pre class="diff">' in now)
-        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 36
+        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 37
         assert asz("verify", "--export", str(tmp_path / f"now.{fmt}"), "--root", str(written), check=False).returncode == 0
 
 
