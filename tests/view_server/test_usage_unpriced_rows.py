@@ -72,7 +72,12 @@ def test_only_the_rows_with_unpriced_calls_are_marked(mixed_root, serve, browser
         days = {tr.find_elements(By.TAG_NAME, "td")[0].text: tr.find_elements(By.TAG_NAME, "td")[6].text
                 for tr in drv.find_elements(By.CSS_SELECTOR, "#usage-days tbody tr")}
         assert days["2025-06-14"].startswith("$") and "unpriced" not in days["2025-06-14"], days
-        assert days["2025-06-20"] == "$0.00 + unpriced" and days["Total"].endswith(" + unpriced"), days
+        # a day none of whose calls had a price reads as asz usage daily's row reads (it read '$0.00 + unpriced', read
+        # as free; fix47j changed this assertion from that text to the CLI's word): each day's cost cell is the CLI's
+        assert days["2025-06-20"] == "unpriced" and days["Total"].endswith(" + unpriced"), days
+        text = asz_in_process("usage", "daily", "--tz", "UTC", "--root", str(mixed_root)).stdout.splitlines()
+        said = {x.split()[0]: x.split()[-1] for x in text if x[:4].isdigit()}
+        assert said == {"2025-06-14": days["2025-06-14"], "2025-06-20": days["2025-06-20"]}, (said, days)
         models = {tr.find_elements(By.TAG_NAME, "td")[0].text: tr.find_elements(By.TAG_NAME, "td")[6].text
                   for tr in drv.find_elements(By.CSS_SELECTOR, "#usage-models tbody tr")}
         assert models[UNPRICED] == "unpriced" and "unpriced" not in models["claude-sonnet-4-20250514"], models

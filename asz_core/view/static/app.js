@@ -1449,7 +1449,8 @@
       (u.quarters || u.hours || []).concat(u.placed || []).forEach(function (x) {
         const k = x.day || localDay(x.at !== undefined ? x.at : x.hour);
         const d = days.get(k) || { in: 0, out: 0, cache_read: 0, cache_write: 0, cost: 0, priced: true, calls: 0, calls_with_usage: 0, long: 0,
-          rate_not_priced_calls: 0, rate_not_checked_calls: 0 };
+          rate_not_priced_calls: 0, rate_not_checked_calls: 0, some_priced: false };
+        if (x.priced !== false) d.some_priced = true;  // a bucket some token of which had a price (the server's row key)
         TOKEN_KINDS.forEach(function (t) { d[t[0]] += x[t[0]] || 0; });
         // each bucket's exact cost (cost_exact), so a day is its calls' cost rounded once, as asz usage rounds its rows
         if (typeof x.cost === 'number') {
@@ -1514,6 +1515,11 @@
       // F10), and what they say
       function costCell(c, d) {
         const m = rateMarks(d, true), more = d.unpriced && d.unpriced.length ? ' + unpriced' : '';
+        // no call of the row had a price, models naming none: 'unpriced', as asz usage's row says it (listing.cost_text),
+        // never '$0.00 + unpriced', read as free (fix47j; the list's and header's words since ae78e335)
+        if (more && u.priced !== null && (d.some_priced === false || d.priced === false)) {
+          return h('span', { class: 'faint', title: noneUnpriced({ priced: false, unpriced: Array.from(new Set(d.unpriced)).sort() }) }, 'unpriced');
+        }
         // to the cent from the exact amount, rounded once: a day's summed units, a server row's cost_exact
         const once = typeof d.units === 'bigint' ? unitsCents(d.units) : exactCents(d.cost_exact);
         return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + Array.from(new Set(d.unpriced)).sort().join(', ') : '') + (m.title ? ' · ' + m.title : '') },
