@@ -463,6 +463,13 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
 # --------------------------------------------------------------------------- querying
 
 
+
+#: The order of ranked hits: best first (FTS5's bm25, to 9 decimals, as the conversations' relevance ties), then equal
+#: scores newest first, by the hit's own time, then its conversation's last activity (a hit with no time last), then
+#: conversation id and index order (trial 47d F8: 25 identical copies came in id order, the newest not first).
+HIT_ORDER = "round(fts.rank, 9), hit.at DESC, conv.to_ms DESC, hit.conversation, fts.rowid"
+
+
 def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), filters: Filters | None = None,
            kinds: Sequence[str] = (), limit: int = 20, unverified: dict[str, str] | None = None,
            held: dict[str, int] | None = None, matched: dict[str, int] | None = None,
@@ -472,7 +479,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     first (FTS5 bm25), at most ``limit``, the first ``offset`` of them skipped (``/api/search``'s pages, trial 36a F3).
 
     A query matching :data:`RANK_LIMIT` texts or more (a word in nearly every record) is not ranked: its hits come
-    last indexed first.
+    last indexed first. Hits of equal score (the same text in copies of a conversation) come newest first
+    (:data:`HIT_ORDER`).
 
     Each hit: ``conversation``, ``title``, ``talk``, ``step`` (node id), ``kind``, ``at`` (unix ms; 0: no time),
     ``snippet`` (matched words between :data:`MARK_START` and :data:`MARK_END`, which a text's own ``«`` and ``»``
@@ -513,7 +521,7 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         con = stoppable(connect(path, write=False))
         try:
             many = texts_matched(con, match)
-            order = "rank" if many < RANK_LIMIT else "fts.rowid DESC"
+            order = HIT_ORDER if many < RANK_LIMIT else "fts.rowid DESC"
             sql = (f"SELECT hit.conversation, conv.title, conv.title_from, hit.talk, hit.step, hit.kind, hit.at, hit.repeats, hit.file, hit.row, "
                    f"fts.rowid FROM fts JOIN hit ON hit.rowid = fts.rowid JOIN conv ON conv.id = hit.conversation "
                    f"WHERE {' AND '.join(where)} ORDER BY {order} LIMIT ?")
