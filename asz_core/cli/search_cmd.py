@@ -18,7 +18,7 @@ from ..view.rate_words import listed_title
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
 from .conversation_step import open_command, open_line, opened
-from .search_index import asked, index_up_to_date
+from .search_index import asked, indexed_said
 from .search_notes import TOO_LARGE_GAP, too_large
 
 
@@ -93,7 +93,7 @@ def search(
     kinds = _checked(kind, limit, held_back and by_conversation)
     if query is None and not reindex:
         raise typer.BadParameter.__mro__[1]("Missing argument 'QUERY'.")  # click's UsageError: exit 2, as before
-    _indexed(r, reindex, as_json and query is not None)
+    indexed_said(r, reindex, as_json and query is not None, "search")
     if query is None:  # asz search --reindex alone: built again, said on stderr, nothing searched (trial 42b F2)
         return
     phase = ["query"]  # "print" once the query is done (what Ctrl-C says)
@@ -134,25 +134,6 @@ def _answer(r: Path, query: str, hide, filters, kinds: list[str], limit: int, as
             _hits(r, query, hide, filters, kinds, limit, as_json, held_back, phase, given, among)
 
     asked(r, "search", ask, lambda: phase == ["query"])
-
-
-def _indexed(r: Path, reindex: bool, as_json: bool) -> None:
-    """Bring the index of ``r`` up to date (:func:`~asz_core.cli.search_index.index_up_to_date`) and say what it did on stderr: where it was built when
-    the root cannot be written, (without JSON) how many conversations were indexed again, and, once, the search index
-    files of other asz versions beside it (:func:`~asz_core.reading.search.other_indexes_note`)."""
-    rep = index_up_to_date(r, reindex)
-    if rep.elsewhere:
-        typer.echo(f"asz search: {r} cannot be written: the search index is built in {rep.elsewhere} for this search "
-                   "and removed after it (the root is left as it is)", err=True)
-    if rep.indexed and not as_json:
-        typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
-    from ..reading.search import other_indexes_note, replaced_note
-
-    if replaced := replaced_note("search", rep):  # once: the older index is gone
-        typer.echo(replaced, err=True)
-    note = other_indexes_note(r, "search")  # another asz version's index beside this one's: said once
-    if note:
-        typer.echo(note, err=True)
 
 
 def again(query: str, given: list[str], conversations: bool, every: bool) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["index_up_to_date", "asked", "WAITING", "WAITED"]
+__all__ = ["index_up_to_date", "indexed_said", "asked", "WAITING", "WAITED"]
 
 
 #: What ``asz search`` says when another process updates the index, then the holder's note in parentheses (its pid,
@@ -82,3 +82,24 @@ def asked(r: Path, cmd: str, ask, again=lambda: True):
         typer.echo(rebuilt_line(cmd, exc), err=True)
     index_up_to_date(r, True, cmd)
     return ask()
+
+
+def indexed_said(r: Path, reindex: bool, quiet: bool, cmd: str) -> None:
+    """Bring the index of ``r`` up to date (:func:`index_up_to_date`, its progress on stderr) and say what it did on
+    stderr, ``asz search`` and ``asz secrets`` alike (trial 47d F2: ``asz secrets`` spent 64.6 s on a fresh root's
+    index and said nothing of it once done): where it was built when the root cannot be written, unless ``quiet``
+    (``--json``) how many conversations were indexed again, ``indexed N conversation(s), N text(s) in Xs``, and, once,
+    the search index files of other asz versions beside it (:func:`~asz_core.reading.search.other_indexes_note`)."""
+    rep = index_up_to_date(r, reindex, cmd)
+    if rep.elsewhere:
+        typer.echo(f"asz {cmd}: {r} cannot be written: the search index is built in {rep.elsewhere} for this {cmd} "
+                   "and removed after it (the root is left as it is)", err=True)
+    if rep.indexed and not quiet:
+        typer.echo(f"indexed {rep.indexed} conversation(s), {rep.rows} text(s) in {rep.seconds:.1f}s", err=True)
+    from ..reading.search import other_indexes_note, replaced_note
+
+    if replaced := replaced_note(cmd, rep):  # once: the older index is gone
+        typer.echo(replaced, err=True)
+    note = other_indexes_note(r, cmd)  # another asz version's index beside this one's: said once
+    if note:
+        typer.echo(note, err=True)

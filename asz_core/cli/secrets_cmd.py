@@ -16,7 +16,7 @@ import typer
 from ..view.rate_words import listed_title
 from .reading_common import filter_option, CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
 from .search_cmd import kept_note, none_kept
-from .search_index import asked, index_up_to_date
+from .search_index import asked, indexed_said
 
 __all__ = ["secrets"]
 
@@ -35,7 +35,8 @@ def secrets(
     """Find credentials the conversations of a root hold (API keys, tokens, private keys), before it is shared or pushed.
 
     Every text the search index holds is read (prompts, replies, thinking, tool inputs and results, withheld records
-    included): the index is brought up to date first, as asz search does; and each conversation's project (its working
+    included): the index is brought up to date first, as asz search does, with its progress on stderr (the first time
+    over a large history a minute or more: every conversation is indexed); and each conversation's project (its working
     directory) and git branch, as asz ls lists them, each finding there naming its field. Only forms fixed by their issuer are
     found (AWS access key ids, AWS secret access keys beside their name or key id, GitHub, GitLab, Anthropic,
     OpenAI, Slack, Google, Stripe live, Hugging Face and npm tokens, PEM private keys, JSON Web Tokens, the password
@@ -60,7 +61,7 @@ def secrets(
 
     zone, (r, hide) = use_tz("secrets", tz), settings("secrets", root, config)
     filters = make_filters("secrets", project, since, until, model, dialect, zone, r)
-    index_up_to_date(r, False, "secrets")
+    indexed_said(r, False, as_json, "secrets")  # its progress and time, as asz search says them (trial 47d F2)
     none_kept("secrets", r, filters, {"--project": project, "--model": model, "--dialect": dialect, "--since": since,
                                        "--until": until}, tail="; nothing was scanned")
     unjudged: list[str] = []
