@@ -130,10 +130,10 @@ def part_open(part: Path):
     """``part`` (an export's ``FILE.part``) opened to write, emptied, binary, never through a symbolic link (``O_NOFOLLOW``
     where the system has it; review 40: a link planted at ``OUT.part`` in a writable folder had its target truncated):
     a link there ends the export with exit 1 (typer.Exit) naming it, its target untouched. Raises OSError otherwise."""
-    from ..storage.root import NOFOLLOW
+    from ..storage.out_path import temp_open
 
-    try:  # opened by name, so the stream's name is the path an interrupted export says (os.fdopen's is the fd)
-        return open(part, "wb", opener=lambda path, flags: os.open(path, flags | NOFOLLOW, 0o644))
+    try:  # the one way a temporary name is opened (out_path.temp_open: O_NOFOLLOW)
+        return temp_open(part, 0o644)
     except OSError as e:
         _linked(part, e)
         raise

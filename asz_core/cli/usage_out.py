@@ -6,6 +6,7 @@ from the total's (:func:`cents_line`); the rows printed as ``--format`` and ``--
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import sys
 from pathlib import Path
@@ -77,15 +78,13 @@ class written:
     def __enter__(self):
         if self.path is None:
             return self
-        from ..storage.out_path import NotRegular, written_at
-        from ..storage.root import NOFOLLOW
+        from ..storage.out_path import NotRegular, temp_open, written_at
         from .out_named import refused
 
         try:
             self.dest = written_at(self.path) or self.path
             self.part = self.dest.with_name(self.dest.name + ".part")
-            fd = os.open(self.part, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | NOFOLLOW, 0o644)
-            self.file = open(fd, "w", encoding="utf-8", newline="")
+            self.file = io.TextIOWrapper(temp_open(self.part, 0o644), encoding="utf-8", newline="")  # never via a link
         except NotRegular as exc:
             raise refused("usage", "--out", exc) from None
         except OSError as exc:

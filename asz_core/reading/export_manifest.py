@@ -32,7 +32,7 @@ from typing import Callable, Optional
 
 import orjson
 
-from ..storage.out_path import put_in_place
+from ..storage.out_path import put_in_place, temp_write
 from ..storage.root import gone_if_raised
 from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
@@ -233,7 +233,7 @@ def write_whole(path: Path, data: bytes) -> None:
     41; a killed export's by the next folder export), which then replaces ``path``. Raises OSError (NotRegular)."""
     part = path.with_name(path.name + ".part")
     with gone_if_raised(part):
-        part.write_bytes(data)
+        temp_write(part, data)  # never through a link planted at PATH.part (fix47j; out_path.temp_open)
         stop_for_test("part")
         put_in_place(part, path)  # never over a FIFO, a device or a link: the .part removed (trial 47b F1)
 

@@ -16,9 +16,9 @@ import errno
 import os
 import stat
 from pathlib import Path
-from typing import Optional
+from typing import BinaryIO, Optional
 
-__all__ = ["NotRegular", "put_in_place", "refuse_odd", "written_at"]
+__all__ = ["NotRegular", "put_in_place", "refuse_odd", "temp_open", "temp_write", "written_at"]
 
 
 class NotRegular(OSError):
@@ -98,3 +98,35 @@ def put_in_place(tmp: str | os.PathLike, path: str | os.PathLike) -> None:
     raises :class:`NotRegular` otherwise, ``tmp`` left for its writer to remove."""
     refuse_odd(path)
     os.replace(tmp, path)
+
+
+def temp_open(tmp: str | os.PathLike, mode: int = 0o666) -> BinaryIO:
+    """``tmp`` (a writer's temporary name beside what it replaces: ``FILE.part``, ``.FILE.PID.tmp``) opened to write,
+    emptied, binary, never through what is planted there: ``O_NOFOLLOW`` (a symbolic link, its target untouched) and
+    ``O_NONBLOCK`` (a FIFO without a reader) refuse it, and anything opened that is not a regular file (a FIFO with
+    a reader, a device) is closed unwritten; each raises :class:`NotRegular` naming it (fix47j: the exports' whole-file
+    writer and the root's atomic writer opened theirs with a plain ``open``, which wrote through a planted link). A
+    new file's permission bits: ``mode`` less the umask. Raises OSError otherwise."""
+    from ..sessiondata.nolink import NOFOLLOW
+
+    try:  # opened by name, so the stream's name is the path an interrupted writer says (os.fdopen's is the fd)
+        f = open(tmp, "wb", opener=lambda path, flags: os.open(path, flags | NOFOLLOW | os.O_NONBLOCK, mode))
+    except OSError as e:
+        if e.errno in (errno.ELOOP, errno.ENXIO) or os.path.islink(tmp):
+            refuse_odd(tmp)  # says what is there: a link (with its target), a FIFO
+        raise
+    st = os.fstat(f.fileno())
+    if not stat.S_ISREG(st.st_mode):
+        f.close()
+        raise NotRegular(tmp, _kind_of(st))
+    return f
+
+
+def temp_write(tmp: str | os.PathLike, data: bytes, fsync: bool = False) -> None:
+    """``data`` into ``tmp`` opened by :func:`temp_open` (a link or a FIFO planted there refused), fsynced with
+    ``fsync``: what a writer then renames over its file (:func:`put_in_place`)."""
+    with temp_open(tmp) as f:
+        f.write(data)
+        if fsync:
+            f.flush()
+            os.fsync(f.fileno())

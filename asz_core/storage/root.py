@@ -347,16 +347,13 @@ def write_state(path: str | os.PathLike, values: Iterable[tuple[str, object]], *
 def write_at_once(path: Path, data: bytes, fsync: bool) -> None:
     """Replace ``path`` with ``data`` atomically: a temporary name beside it, fsync (``fsync``), rename. A write that
     fails removes its temporary file and raises the OSError; so does a ``path`` that is neither absent nor a regular
-    file (:class:`~asz_core.storage.out_path.NotRegular`: never renamed over a FIFO, a device or a link, trial 47b F1)."""
-    from .out_path import put_in_place
+    file (:class:`~asz_core.storage.out_path.NotRegular`: never renamed over a FIFO, a device or a link, trial 47b F1),
+    or a temporary name where a link or a FIFO was planted (its target untouched: out_path.temp_open)."""
+    from .out_path import put_in_place, temp_write
 
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with gone_if_raised(tmp):  # a full disk (ENOSPC), Ctrl-C or SIGTERM: no temporary file is left behind
-        with open(tmp, "wb") as f:
-            f.write(data)
-            if fsync:
-                f.flush()
-                os.fsync(f.fileno())
+        temp_write(tmp, data, fsync)  # never through a link planted at the temporary name (fix47j)
         put_in_place(tmp, path)
 
 

@@ -53,3 +53,35 @@ def test_written_at_follows_a_chain_of_links_to_a_regular_file(tmp_path):
     with pytest.raises(NotRegular) as err:
         written_at(tmp_path / "to-d")
     assert str(err.value) == f"{tmp_path / 'to-d'} (a symbolic link to d): a directory"
+
+
+@pytest.mark.parametrize("writer", ["write_whole", "write_at_once"])
+def test_a_link_planted_at_the_temporary_name_is_not_written_through(tmp_path, writer):
+    """fix47j: export_manifest.write_whole (``FILE.part``) and write_at_once (``.FILE.PID.tmp``) opened their temporary
+    name with a plain open, which wrote ``data`` into a link's target planted there (then renamed the link over FILE):
+    now opened as part_open opens an export's .part (out_path.temp_open, O_NOFOLLOW): refused, naming the link, the
+    target's bytes and FILE as they were, the link left (never the writer's to remove)."""
+    from asz_core.reading.export_manifest import write_whole
+
+    dest, victim = tmp_path / "index.html", tmp_path / "victim.txt"
+    dest.write_bytes(b"before\n")
+    victim.write_bytes(b"the victim's own bytes\n")
+    tmp = tmp_path / ("index.html.part" if writer == "write_whole" else f".index.html.{os.getpid()}.tmp")
+    tmp.symlink_to(victim)
+    with pytest.raises(NotRegular) as err:
+        write_whole(dest, b"new\n") if writer == "write_whole" else write_at_once(dest, b"new\n", True)
+    assert str(err.value).startswith(f"{tmp}: a symbolic link to {victim}"), str(err.value)
+    assert victim.read_bytes() == b"the victim's own bytes\n" and dest.read_bytes() == b"before\n"
+    assert os.readlink(tmp) == str(victim)
+    tmp.unlink()  # nothing planted: written as before, no temporary left
+    write_whole(dest, b"new\n") if writer == "write_whole" else write_at_once(dest, b"new\n", True)
+    assert dest.read_bytes() == b"new\n" and sorted(p.name for p in tmp_path.iterdir()) == ["index.html", "victim.txt"]
+
+
+def test_a_fifo_planted_at_the_temporary_name_is_refused_without_waiting(tmp_path):
+    """A FIFO at the temporary name: a plain open would wait for a reader for ever; refused at once (O_NONBLOCK)."""
+    dest = tmp_path / "state.json"
+    os.mkfifo(tmp_path / f".state.json.{os.getpid()}.tmp")
+    with pytest.raises(NotRegular, match="a FIFO"):
+        write_at_once(dest, b"{}", False)
+    assert not dest.exists()
