@@ -375,12 +375,10 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     written: list[str] = []
     if parse and storage.is_dir() and not counters.full:  # a full file system: the parse waits for the next pass
         from ..collect.report import parse_error_lines
-        from ..flow.parse import parse_root
-        from ..reading.progress import Bar
+        from .parse_progress import parsed_under_bar
 
-        with Bar("parse", unit="session(s)") as bar:  # on a terminal: sessions parsed so far (trial 17, F18: a long parse said nothing)
-            parsed = parse_root(storage, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout, err=sys.stderr,
-                                jobs=jobs_n, changed_only=True, keep_rounds=False, step=lambda name, n: bar.advance(name[:8], n))
+        parsed, _ = parsed_under_bar(storage, None, max_round_bytes=cfg.max_round_bytes, lock_timeout=lock_timeout,  # trial 17
+                                     err=sys.stderr, jobs=jobs_n, changed_only=True, keep_rounds=False)  # F18, 47d F1
         counters.errors += len(parse_error_lines(parsed, storage))  # one per error: line
         rounds = f" rounds={parsed.rounds}"
         written = [o.conversation for o in parsed.outcomes if o.rounds and o.conversation]

@@ -14,6 +14,7 @@ as folded; TOOLS and CHILDREN are joined/total. Problems go to stderr as
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -90,8 +91,13 @@ def parse(
 
     Columns: SESSION ROUND SEQ NODES RELS UNRES TALKS RUNS STEPS TOOLS CHILDREN
     (ROUND ``-`` when no round was written; TOOLS and CHILDREN joined/total).
-    On a terminal a progress bar runs on stderr while it works; then stderr
-    gets one line ``parsed N session(s): N round(s) written, N problem(s) (S s)``.
+    On a terminal a progress bar runs on stderr while it works; piped, a part still going after 5 s
+    (ASZ_PROGRESS_AFTER) says where it is, again every 10 s (ASZ_PROGRESS_EVERY): ``parse: N of M session(s), T s``
+    (``, their record ids first: N of M`` while the root's ids table is brought up to date, before any session is
+    parsed), then ``index: N of M conversation(s), T s`` (the search index) and ``rows: N of M conversation(s), T s``
+    (the list rows below); then stderr gets one line ``parsed N session(s): N round(s) written, N problem(s) (T s in
+    all: start-up S s, parsing P s, the search index I s, the list rows of N conversation(s) R s)``, T the wait from
+    the process's start.
     Ctrl-C stops within a second and says how many sessions were done
     (exit 130; SIGTERM the same way, exit 143). Exit 0 done, 1 problems (printed as ``error:`` lines), 2 usage.
     A root it cannot write (a read-only mount, no write permission) is one line before anything is parsed, as
@@ -147,15 +153,37 @@ def parse(
             raise _usage("--anew needs a SESSION: it sets that session's chain aside and builds a new one")
         _set_chain_aside(where, sessions[0], lock_timeout)
     report, took = _parse_with_bar(where, sessions, budget, jobs, lock_timeout)
+    raise typer.Exit(_after_parse(where, config, jobs, report, took))
+
+
+def _after_parse(where: str, config: Optional[Path], jobs: int, report, took: float) -> int:
+    """After the parse (``took`` its seconds): the search index, the list rows, the table, the problems and the closing
+    line (:func:`took_in_all`); the exit status."""
+    began = time.monotonic()
     _refresh_index(where, jobs, len(report.outcomes))  # the search index (derived data) follows each pass
-    _keep_rows(where, config, [o.conversation for o in report.outcomes if o.rounds and o.conversation], jobs)
+    indexed, began = time.monotonic() - began, time.monotonic()
+    kept = _keep_rows(where, config, [o.conversation for o in report.outcomes if o.rounds and o.conversation], jobs)
     for line in format_table(table_rows(report)):
         typer.echo(line)
     for p in report.problems:
         typer.echo(f"error: {p}", err=True)
     written = sum(len(o.rounds) for o in report.outcomes)
-    typer.echo(f"parsed {len(report.outcomes)} session(s): {written} round(s) written, {len(report.problems)} problem(s) ({took:.1f}s)", err=True)
-    raise typer.Exit(0 if report.ok else 1)
+    typer.echo(f"parsed {len(report.outcomes)} session(s): {written} round(s) written, {len(report.problems)} problem(s) "
+               f"({took_in_all(took, indexed, kept, time.monotonic() - began)})", err=True)
+    return 0 if report.ok else 1
+
+
+def took_in_all(parsing: float, indexed: float, kept: int, keeping: float) -> str:
+    """The closing line's seconds: the whole wait from the process's start, then its parts (trial 47d F1: it said the
+    parse's 12.6 s of a 63.8 s command), ``63.8s in all: start-up 1.0s, parsing 12.6s, the search index 32.6s, the
+    list rows of 261 conversation(s) 15.8s``; start-up is what is left (the table, the imports), so the parts add up."""
+    from .collect_took import process_seconds
+
+    parts = parsing + indexed + (keeping if kept else 0.0)
+    total = max(process_seconds() or 0.0, parts)
+    rows = f", the list rows of {kept} conversation(s) {keeping:.1f}s" if kept else ""
+    return (f"{total:.1f}s in all: start-up {total - parts:.1f}s, parsing {parsing:.1f}s, the search index "
+            f"{indexed:.1f}s{rows}")
 
 
 def _set_chain_aside(where: str, session: str, lock_timeout: float) -> None:
@@ -178,12 +206,13 @@ def _set_chain_aside(where: str, session: str, lock_timeout: float) -> None:
                "was parsed from); a new one is built from the landed files as they are now", err=True)
 
 
-def _keep_rows(where: str, config: Optional[Path], conversations: list[str], jobs: int) -> None:
+def _keep_rows(where: str, config: Optional[Path], conversations: list[str], jobs: int) -> int:
     """The list rows and usage summaries of the ``conversations`` the parse wrote rounds for, counted and kept as
     ``asz collect --once`` keeps them (:func:`~asz_core.cli.list_rows.keep_list_rows`, with ``config``'s view.hide and
-    prices; a configuration that does not load: one ``note:`` line, nothing kept)."""
+    prices, under its progress, ``rows: N of M conversation(s), T s``; a configuration that does not load: one
+    ``note:`` line, nothing kept). Returns how many it was to keep (0: none, or not tried)."""
     if not conversations:
-        return
+        return 0
     from ..config import load_config
     from .list_rows import keep_list_rows, not_kept
 
@@ -191,8 +220,9 @@ def _keep_rows(where: str, config: Optional[Path], conversations: list[str], job
         cfg = load_config(config)
     except ValueError as exc:
         not_kept(where, exc)
-        return
-    keep_list_rows(Path(where), cfg, conversations, jobs)
+        return 0
+    keep_list_rows(Path(where), cfg, conversations, jobs, bar=True)  # trial 47d F1: 16 s said nothing
+    return len(conversations)
 
 
 def _refresh_index(where: str, jobs: int, parsed: int) -> None:
@@ -200,10 +230,13 @@ def _refresh_index(where: str, jobs: int, parsed: int) -> None:
     says that the ``parsed`` sessions were parsed and what the index keeps, exit 130 (it was a silent 130)."""
     import sys
 
+    from ..reading.progress import Bar
     from ..reading.search import IndexInterrupted, refresh
+    from ..view.rows import list_conversations
 
-    try:
-        refresh(where, sys.stderr, jobs=jobs)
+    try:  # under its progress, as asz search builds it: ``index: N of M conversation(s), T s`` (trial 47d F1: 33 s unsaid)
+        with Bar("index", len(list_conversations(where)), unit="conversation(s)") as bar:
+            refresh(where, sys.stderr, jobs=jobs, step=bar.advance)
     except KeyboardInterrupt as exc:
         kept = (f"{exc.indexed} of {exc.total} conversations indexed; the next asz search indexes the rest"
                 if isinstance(exc, IndexInterrupted) else "it was not updated")
@@ -218,16 +251,13 @@ def _parse_with_bar(where: str, sessions: Optional[list[str]], budget: int, jobs
     A session's rounds are written whole or not at all, so an interrupted parse
     leaves every chain as it was or one round further; the next parse goes on.
     """
-    from ..flow.parse import ParseInterrupted, parse_root
-    from ..reading.progress import Bar
+    from ..flow.parse import ParseInterrupted
     from ..storage.layout import session_dirs
+    from .parse_progress import parsed_under_bar
 
     total = len(sessions) if sessions is not None else len(session_dirs(Path(where)))
     try:
-        with Bar("parse", total, unit="session(s)") as bar:  # the bar counts sessions as the workers finish them, as the line below does
-            report = parse_root(where, sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout,
-                                step=lambda name, n: bar.advance(name[:8], n))
-            return report, bar.elapsed()
+        return parsed_under_bar(where, total, sessions=sessions, max_round_bytes=budget, jobs=jobs, lock_timeout=lock_timeout)
     except ParseInterrupted as exc:  # said once the bar is gone (on its line it was cut or wiped)
         typer.echo(f"asz parse: interrupted after {exc.finished} of {total} sessions (a round lands whole or not at all; "
                    "the next asz parse goes on from there)", err=True)

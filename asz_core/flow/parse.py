@@ -374,6 +374,7 @@ def parse_root(
     keep_rounds: bool = True,
     step: Callable[[str, int], None] | None = None,
     parsed: Iterable[str] = (),
+    told: Callable[[int, int], None] | None = None,
 ) -> ParseReport:
     """Parse every session of a storage root (or only ``sessions``); the call ``asz collect`` makes after landing.
 
@@ -395,8 +396,9 @@ def parse_root(
     each outcome only its problem and the rounds' headers (no entities, no bytes, no fold), so memory does not grow
     with the number of sessions and workers send back little. ``step(session, n)``, when given, is called as ``n``
     more sessions are done (``session`` the last of them; a progress bar), and with workers also with n 0 while none
-    ends. ``parsed``: sessions this pass parsed already (``asz server``'s changed sessions, read first), not parsed
-    again, whatever their chain says: a problem of theirs was said and counted once, by that parse. Raises
+    ends; ``told(done, of)``: the sessions whose ids are in the table, before any is parsed (:func:`prepare`).
+    ``parsed``: sessions this pass parsed already (``asz server``'s changed sessions, read first), not parsed again,
+    whatever their chain says: a problem of theirs was said and counted once, by that parse. Raises
     FileNotFoundError when ``root`` is not a directory.
     """
     root = Path(root)
@@ -415,7 +417,7 @@ def parse_root(
             names = todo
             mark_pending(root, names)  # an index with no round is then told apart from rounds removed (trial 3, F5)
             if engine is None and names:  # issue 18: every session's ids in the root's table before any is assembled
-                others = prepare(root, names, every, pool, jobs)
+                others = prepare(root, names, every, pool, jobs, told)
                 if sessions is None:  # named sessions: only they are written; the others keep their stale mark (trial 24a F4)
                     names = sorted(set(names) | set(others))
             if pool is None:
