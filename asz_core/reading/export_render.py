@@ -229,6 +229,10 @@ could hide behind it).
   or a file of the export itself (trial 47b F4: 42 such links in a folder of 178 copies; one named ``index.html``
   opened the folder's index; :data:`LINKS_RENDER`, :mod:`~asz_core.reading.html_links`). md keeps the model's
   Markdown as written. A copy of render 36 or before is made again with those links live (:func:`drawn`).
+- render 38: md and html list the calls a sub-agent's talk of copies alone copies (render 29's ``holds only a copy
+  of call/…, call/…``) in the order they are drawn, the talks' order then their place, where render 37 sorted them as
+  text (``call/msg_t47_10, call/msg_t47_2``; fix47j, :data:`REPLAY_CALLS_RENDER`,
+  :func:`~asz_core.view.replay_talks.replay_only`). A copy of render 37 or before is made again in that order.
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -255,10 +259,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 37
+RENDER = 38
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -322,6 +326,9 @@ CUT_SAID_RENDER = 35
 #: The render from which html draws a link the model wrote to anything but an absolute web or mail address as text, its
 #: target shown (render 37: :mod:`~asz_core.reading.html_links`; trial 47b F4).
 LINKS_RENDER = 37
+#: The render from which a talk of copies alone lists the calls it copies in the order they are drawn, not as text
+#: (render 38: fix47j).
+REPLAY_CALLS_RENDER = 38
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

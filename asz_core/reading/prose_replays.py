@@ -19,7 +19,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..view.replay_talks import REPLAY_WORDS, replay_only, replayed_records
-from .export_render import REPLAY_ORDER_RENDER, REPLAYS_RENDER, drawn
+from .export_render import REPLAY_CALLS_RENDER, REPLAY_ORDER_RENDER, REPLAYS_RENDER, drawn
 
 __all__ = ["REPLAY_TALK", "Replays", "replay_talks", "replayed_records"]
 
@@ -45,7 +45,9 @@ def replay_talks(doc: dict, talks: list[dict]) -> None:
         at = sorted({number[x] for x in got["talks"] if x in number})
         # by number (render 34: fix47b, ``Talk 10, Talk 2`` was sorted as text); as text when drawn as before
         where = [f"Talk {n}" for n in at] if drawn() >= REPLAY_ORDER_RENDER else sorted(f"Talk {n}" for n in at)
-        t["replay_said"] = REPLAY_TALK.format(calls=", ".join(got["calls"]), talk=", ".join(where) or "its parent's talk")
+        # the calls as drawn (render 38: fix47j); as text when drawn as before (call/msg_10 before call/msg_2)
+        calls = got["calls"] if drawn() >= REPLAY_CALLS_RENDER else sorted(got["calls"])
+        t["replay_said"] = REPLAY_TALK.format(calls=", ".join(calls), talk=", ".join(where) or "its parent's talk")
 
 
 class Replays:

@@ -34,15 +34,17 @@ def replayed_records(doc: Optional[dict]) -> dict[tuple[int, int], str]:
 def replay_only(doc: dict) -> dict[str, dict]:
     """``{talk id: {"calls": [call ids], "talks": [talk ids]}}``: each talk of ``doc`` with no step and no ``prompt``
     whose first record the document names a replay (:func:`replayed_records`) and whose stream's records
-    (``streams[].records``) are all copies in that file: the calls it copies, and the talks they are drawn in."""
+    (``streams[].records``) are all copies in that file: the calls it copies, in the order they are drawn (the talks'
+    order, then their place in the talk; a call drawn nowhere last, by id), and the talks they are drawn in."""
     copies = replayed_records(doc)
     if not copies:
         return {}
-    home = {}  # call id -> the id of the talk it is drawn in
+    home = {}  # call id -> the id of the talk it is drawn in, in the order drawn: the talks' order, then position
     for talk in (doc.get("talks") or ()):
         for n in walk([talk]) if isinstance(talk, dict) else ():
             if n.get("kind") == "llm.call":
-                home[n.get("id")] = talk.get("id")
+                home.setdefault(n.get("id"), talk.get("id"))
+    drawn_at = {c: i for i, c in enumerate(home)}
     streams = {st.get("name"): st.get("records") for st in doc.get("streams") or () if isinstance(st, dict)}
     by_file: dict[int, list[str]] = {}  # seq -> the calls its copies copy, one entry a copy
     for (seq, _), c in copies.items():
@@ -54,7 +56,8 @@ def replay_only(doc: dict) -> dict[str, dict]:
         ref = talk.get("ref") if isinstance(talk.get("ref"), dict) else {}
         if (ref.get("seq"), ref.get("row")) not in copies:
             continue
-        mine = sorted(set(by_file[ref["seq"]]))  # its file's copies
+        # its file's copies, as they are drawn (fix47j: sorted as text, call/msg_t47_10 before call/msg_t47_2)
+        mine = sorted(set(by_file[ref["seq"]]), key=lambda c: (drawn_at.get(c, len(drawn_at)), c))
         if len(by_file[ref["seq"]]) != streams.get(talk.get("stream")):
             continue  # the stream holds more than copies (or more files): its talk is drawn as it is
         out[talk["id"]] = {"calls": mine, "talks": list(dict.fromkeys(home[c] for c in mine if home.get(c)))}

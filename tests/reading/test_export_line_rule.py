@@ -14,6 +14,8 @@ cwd, git branch, model and first prompt (the title), collected by the real ``asz
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import json
 
 import pytest
@@ -111,7 +113,7 @@ def test_a_render_8_copy_still_checks(root, tmp_path, fmt):
         _ok("export", "de3b8b19", "--root", str(root), "--format", fmt, "--out", str(old))
     manifest = tmp_path / f"old.{fmt}.manifest.json"
     body = json.loads(manifest.read_bytes())
-    assert body["render"] == 37
+    assert body["render"] == RENDER
     assert "\t" in _head(fmt, old.read_text(encoding="utf-8"))  # as render 8 drew it: the tab raw
     manifest.write_text(json.dumps({**body, "render": 8}))
     ok = asz_in_process("verify", "--export", str(old), "--root", str(root))

@@ -10,6 +10,8 @@ links are counted here from the source JSONL: each Markdown link ``[TEXT](TARGET
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import json
 import re
 from pathlib import Path
@@ -63,7 +65,7 @@ def test_relative_links_are_text_and_web_links_stay(folder, corpus_projects):
     page = pages["cb2e607c-c758-415a-8b45-c49e4631906a.html"]
     assert "Perfect! I've updated the README.md with" in page  # the text as the model wrote it, no link
     assert "Changes Made to pyproject.toml</h" in page
-    assert json.loads((out / "cb2e607c-c758-415a-8b45-c49e4631906a.html.manifest.json").read_bytes())["render"] == 37
+    assert json.loads((out / "cb2e607c-c758-415a-8b45-c49e4631906a.html.manifest.json").read_bytes())["render"] == RENDER
     ok = asz("verify", "--export", str(out), "--root", str(root))
     assert ok.stdout.splitlines()[-1] == "the folder checks against the root"
 

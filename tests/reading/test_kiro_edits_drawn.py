@@ -9,6 +9,8 @@ lines, never from asz.
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import html
 import json
 import re
@@ -101,6 +103,6 @@ def test_a_kiro_copy_drawn_before_render_22_still_checks(kiro, tmp_path):
                      "--root", str(root), check=False)
             assert ok.returncode == rc, (fmt, render, ok.stdout + ok.stderr)
         asz("export", ide, "--format", fmt, "--out", str(tmp_path / f"now.{fmt}"), "--root", str(root))
-        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 37
+        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == RENDER
         assert b"modifiedContent" not in (tmp_path / f"now.{fmt}").read_bytes()
         assert asz("verify", "--export", str(tmp_path / f"now.{fmt}"), "--root", str(root), check=False).returncode == 0

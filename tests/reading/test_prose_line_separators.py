@@ -8,6 +8,8 @@ first prompt, collected by the real ``asz collect --once``.
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import hashlib
 import json
 
@@ -48,7 +50,7 @@ def test_no_line_of_the_json_breaks_at_a_separator(root, tmp_path, fmt):
     from asz_core.reading.export_manifest import line_digests
 
     body = json.loads((tmp_path / f"c.{fmt}.manifest.json").read_bytes())
-    assert body["render"] == 37
+    assert body["render"] == RENDER
     older = data.replace(b"\\u2028", "\u2028".encode()).replace(b"\\u2029", "\u2029".encode()) \
         .replace(b"\\u200b", "\u200b".encode()).replace(b"\\ufeff", "\ufeff".encode())
     assert older != data

@@ -103,3 +103,40 @@ def test_the_page_names_the_talks_by_number(landed, browser, tmp_path):
         assert text.endswith("drawn once, in " + by_number), text
     finally:
         s.stop()
+
+
+def _calls(text: str) -> str:
+    return text.split("holds only a copy of ", 1)[1].split(" (its parent", 1)[0]
+
+
+def test_the_calls_copied_are_listed_as_drawn_and_a_render_37_copy_checks(landed, tmp_path, browser):
+    """fix47j: the calls a talk of copies copies were listed as text (``call/msg_t47_10, call/msg_t47_2``); they are
+    listed as drawn, the talks' order (prompt 2's call in Talk 2, prompt 10's in Talk 11), in md, html and the page
+    (render 38); a copy drawn by render 37 still checks."""
+    from selenium.webdriver.common.by import By
+
+    from asz_core.reading.export_render import drawing
+    from test_view_server_browser import open_at
+    from view_server_helpers import Served
+
+    base, files = landed
+    root = str(base / "root")
+    assert _expected(files)[0] == "Talk 2, Talk 11"  # prompt 2's call is drawn first, then prompt 10's
+    drawn_order = ", ".join(f"call/msg_t47_{k}" for k in COPIED)
+    assert drawn_order == "call/msg_t47_2, call/msg_t47_10"
+    md = asz("export", SID, "--format", "md", "--root", root).stdout
+    assert _calls(md) == drawn_order, _calls(md)
+    page = asz("export", SID, "--format", "html", "--root", root).stdout
+    assert _calls(page) == drawn_order, _calls(page)
+    old = tmp_path / "old.md"
+    with drawing(37):  # render 37 sorted the calls as text
+        asz("export", SID, "--format", "md", "--out", str(old), "--root", root)
+    assert _calls(old.read_text(encoding="utf-8")) == ", ".join(sorted(drawn_order.split(", ")))
+    checks_as_render(old, base / "root", 37, 38)
+    s = Served(["view", "--root", root], tmp_path)
+    try:
+        head = 'section.talk[data-talk="talk/replay47"] .talkhead .replay'
+        open_at(browser, f"{s.base}/c/{SID}", head)
+        assert _calls(browser.find_element(By.CSS_SELECTOR, head).text) == drawn_order
+    finally:
+        s.stop()

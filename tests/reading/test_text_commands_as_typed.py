@@ -8,6 +8,8 @@ output and standard error are read from the source transcript here."""
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import hashlib
 import json
 import re
@@ -63,7 +65,7 @@ def test_a_render_5_copy_with_the_markup_still_checks(corpus_root, corpus_source
     with drawing(10):  # render 11 added the audit form's errors: drawn before them, as a render-5 copy was
         asz("export", SID, "--format", "text", "--root", str(corpus_root), "--out", str(copy))
     body = json.loads((tmp_path / "c.txt.manifest.json").read_text())
-    assert body["render"] == 37
+    assert body["render"] == RENDER
     text = copy.read_text()
     for kind in ("command", "command_output"):  # as render 5 drew them: the landed text, quoted
         text = text.replace("\n".join(_block(text, kind)), quoted(src[kind]), 1)

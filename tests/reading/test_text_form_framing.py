@@ -8,6 +8,8 @@ conversations and lines the ``--audit`` JSON Lines hold, and no framing line hol
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import json
 
 from cli_helpers import asz_in_process
@@ -94,7 +96,7 @@ def test_a_line_separator_in_a_text_is_quoted_as_a_newline_is(corpus_dir, tmp_pa
     assert line[2:].replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029") == SEPARATED
     # a copy made before (render 4: no quote after a separator) still checks; the same bytes said to be render 5 do not
     body = json.loads((tmp_path / "audit.txt.manifest.json").read_bytes())
-    assert body["render"] == 37
+    assert body["render"] == RENDER
     from asz_core.reading.export_render import drawing
 
     with drawing(5):  # its commands as renders before 6 drew them (the runtime's markup; trial 35b F8)

@@ -7,6 +7,8 @@ Real input: the corpus conversation b25638d7 collected; the expected local ends 
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import hashlib
 import json
 from datetime import datetime
@@ -56,7 +58,7 @@ def test_a_render_5_copy_still_checks_and_a_changed_zone_does_not(corpus_root, t
     copy = tmp_path / "a.txt"
     with drawing(10):  # render 11 added the audit form's errors (b25638d7 has a failed call): drawn before them
         lines = _export(corpus_root, copy, "2025-09-30", "Pacific/Auckland")
-    assert json.loads((tmp_path / "a.txt.manifest.json").read_text())["render"] == 37
+    assert json.loads((tmp_path / "a.txt.manifest.json").read_text())["render"] == RENDER
     old = "".join(x + "\n" for x in lines if not x.startswith("window_local: ")).encode()
     _rewritten(copy, old, render=5)  # as render 5 wrote it: no window_local line
     p = asz("verify", "--export", str(copy), "--root", str(corpus_root), check=False)

@@ -12,6 +12,8 @@ collected (``root``: its landed files, round, states and mask key) and the md an
 
 from __future__ import annotations
 
+from asz_core.reading.export_render import RENDER  # the render this asz writes (pinned by rule)
+
 import html
 import json
 import re
@@ -193,7 +195,7 @@ def test_a_copy_drawn_before_render_20_still_checks(written, tmp_path):
         asz("export", SID, "--format", fmt, "--out", str(tmp_path / f"now.{fmt}"), "--root", str(written))
         now = (tmp_path / f"now.{fmt}").read_bytes()
         assert b"old_string" not in now and (b"```diff" in now or b'<pre class="diff">' in now)
-        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == 37
+        assert json.loads((tmp_path / f"now.{fmt}.manifest.json").read_bytes())["render"] == RENDER
         assert asz("verify", "--export", str(tmp_path / f"now.{fmt}"), "--root", str(written), check=False).returncode == 0
 
 
