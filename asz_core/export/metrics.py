@@ -178,6 +178,11 @@ _UNITS = {"agent.token.usage": "tokens", "agent.mcp.calls": "{call}", "agent.mcp
 
 def metrics_request(points: dict, res) -> ExportMetricsServiceRequest:
     """One request holding ``points`` as monotonic delta sums under :data:`SCOPE` and ``res``."""
+    return ExportMetricsServiceRequest(resource_metrics=[_resource_metrics(points, res)])
+
+
+def _resource_metrics(points: dict, res) -> ResourceMetrics:
+    """``points`` as monotonic delta sums under :data:`SCOPE` and ``res``: one resource's part of a request."""
     metrics: dict[str, Metric] = {}
     for (name, minute, a), value in sorted(points.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[0][2])):
         m = metrics.get(name)
@@ -187,7 +192,7 @@ def metrics_request(points: dict, res) -> ExportMetricsServiceRequest:
         m.sum.data_points.append(NumberDataPoint(start_time_unix_nano=minute, time_unix_nano=minute + _MINUTE, as_double=value,
                                                  attributes=kvs(list(a))))
     sm = ScopeMetrics(scope=InstrumentationScope(name=SCOPE, version=__version__), metrics=list(metrics.values()))
-    return ExportMetricsServiceRequest(resource_metrics=[ResourceMetrics(resource=res, scope_metrics=[sm])])
+    return ResourceMetrics(resource=res, scope_metrics=[sm])
 
 
 def sent_path(sdir: Path, endpoint: str, owner: str) -> Path:
@@ -213,8 +218,49 @@ def _write(path: Path, value: dict) -> None:
     write_at_once(path, orjson.dumps(value), False)
 
 
+#: The most data points one metrics request carries. The points of several conversations go in one request, each under
+#: its own resource (as a logs batch holds several sessions' records), and each one's sent file is written after that
+#: request's answer (perf47b: one request a conversation was 270 round trips for a 200 MB root, trial 47d F3).
+BATCH_POINTS = 4096
+
+
+class _Waiting:
+    """The conversations whose points wait for the next metrics request: (session, resource, points, sent file, what
+    the file will hold). Their sent files are written only after the answer of the request that carried them."""
+
+    def __init__(self, p):
+        self.p, self.items, self.points = p, [], 0
+
+    def has(self, sent_at: Path) -> bool:
+        return any(it[3] == sent_at for it in self.items)
+
+    def add(self, session: str, res, points: dict, sent_at: Path, now_sent: dict) -> bool:
+        """Keep one conversation's points; sends them all once :data:`BATCH_POINTS` are waiting. False: that failed."""
+        self.items.append((session, res, points, sent_at, now_sent))
+        self.points += len(points)
+        return self.points < BATCH_POINTS or self.send()
+
+    def send(self) -> bool:
+        """One request of every waiting point; the sent files after its answer. False when it failed (said)."""
+        if not self.items:
+            return True
+        items, self.items, self.points = self.items, [], 0
+        req = ExportMetricsServiceRequest(resource_metrics=[_resource_metrics(pts, res) for _, res, pts, _, _ in items])
+        ans = self.p.request("metrics", req)
+        if not ans.ok:
+            more = f" and {len(items) - 1:,} more session(s)" if len(items) > 1 else ""
+            self.p.problem(f"metrics of {items[0][0]}{more}: {ans.error}")
+            return False
+        for _, _, pts, sent_at, now_sent in items:
+            self.p.rep.metrics += len(pts)
+            _write(sent_at, now_sent)
+        return True
+
+
 def send_metrics(p) -> None:
-    """Send each session's new points (one request per session); ``p`` is the push pass (its request, report, problem).
+    """Send each session's new points (several conversations' in one request, at most :data:`BATCH_POINTS`; each
+    conversation's sent file written after the answer of the request holding its points); ``p`` is the push pass (its
+    request, report, problem).
 
     A session with a landed file the receiver rejected sends none (``p.refused``; counted in ``p.held_metrics``) and
     keeps its ``sent.json`` as it is, so they go once no file of it is refused. A conversation that does not verify
@@ -226,6 +272,7 @@ def send_metrics(p) -> None:
 
     cdirs = conversation_dirs(p.root)
     shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
+    waiting = _Waiting(p)
     for cdir in cdirs:
         head = Chain.at(cdir).head_file()
         if head is None:
@@ -236,6 +283,8 @@ def send_metrics(p) -> None:
             if not sdir.is_dir():
                 continue
             sent_at = sent_path(sdir, p.state.endpoint, p.metrics_owner)
+            if waiting.has(sent_at) and not waiting.send():  # another conversation of the session: read what it sent
+                return
             sent = orjson.loads(sent_at.read_bytes()) if sent_at.is_file() else {}
             if sent.get("head") == head.path.name and sent.get("executions_seq") == _top_seq(sdir, True) and "usage" in sent:
                 continue  # nothing new since its points were sent (its files may be skeletons since: trial 34b F4)
@@ -261,14 +310,12 @@ def send_metrics(p) -> None:
             p.problem(f"metrics of {cdir.name}: {type(exc).__name__}: {exc}")
             continue
         now_sent.update(head=head.path.name, executions_seq=_top_seq(sdir))
-        if points:
-            res = resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer, p.root)
-            ans = p.request("metrics", metrics_request(points, res))
-            if not ans.ok:
-                p.problem(f"metrics of {session}: {ans.error}")
-                return
-            p.rep.metrics += len(points)
-        _write(sent_at, now_sent)
+        if not points:
+            _write(sent_at, now_sent)
+        elif not waiting.add(session, resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer, p.root),
+                             points, sent_at, now_sent):
+            return
+    waiting.send()
 
 
 #: Why a session's metrics were not sent (:func:`metrics_held_why`), as the pass's note says it after the count.

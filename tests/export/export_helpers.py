@@ -8,9 +8,14 @@ import shutil
 import socket
 import subprocess
 import sys
+from concurrent import futures
 from pathlib import Path
 
 import forked
+import grpc
+import pytest
+from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
+from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
 from cli_helpers import asz_in_process, write_secret
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,6 +25,55 @@ ASZ = [sys.executable, "-m", "asz_core.cli.main"]
 #: Commands that talk gRPC run in a child: gRPC's threads must not live on in the test process, whose later
 #: collects fork their workers.
 CHILD_COMMANDS = ("push", "receive")
+
+
+class Capture(metrics_service_pb2_grpc.MetricsServiceServicer, logs_service_pb2_grpc.LogsServiceServicer):
+    """A receiver on opentelemetry-proto's own service definitions: takes every log record, keeps every metrics request
+    it takes (``taken``) and its token points (``points``); fails the metrics request numbered ``fail`` (from 0)."""
+
+    def __init__(self):
+        self.points: list[tuple[str, float]] = []
+        self.taken: list = []
+        self.seen = 0
+        self.fail: int | None = None
+
+    def Export(self, request, context):  # noqa: N802 - both services name their call Export
+        if isinstance(request, logs_service_pb2.ExportLogsServiceRequest):
+            return logs_service_pb2.ExportLogsServiceResponse()
+        n, self.seen = self.seen, self.seen + 1
+        if n == self.fail:
+            context.abort(grpc.StatusCode.INTERNAL, "this test refuses the request")
+        self.taken.append(request)
+        self.points.extend(token_points(request))
+        return metrics_service_pb2.ExportMetricsServiceResponse()
+
+    def totals(self) -> dict[str, int]:
+        """The token points taken, summed per type."""
+        out = dict.fromkeys(("input", "output", "cacheCreation", "cacheRead"), 0)
+        for kind, v in self.points:
+            out[kind] += int(v)
+        return out
+
+
+def otlp_grpc(servicer):
+    """A gRPC server on loopback serving ``servicer`` as both OTLP services (logs and metrics, each one ``Export``),
+    started; (server, ``grpc://127.0.0.1:PORT``). The caller stops it."""
+    # asz push sends up to its request budget at once; gRPC's default 4 MiB limit would answer "busy"
+    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), options=[("grpc.max_receive_message_length", 256 << 20)])
+    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(servicer, server)
+    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(servicer, server)
+    endpoint = f"grpc://127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
+    server.start()
+    return server, endpoint
+
+
+@pytest.fixture
+def capture():
+    """A :class:`Capture` served on loopback (its ``endpoint``), stopped after the test (import it into a test module)."""
+    cap = Capture()
+    server, cap.endpoint = otlp_grpc(cap)
+    yield cap
+    server.stop(0)
 
 
 def free_port() -> int:

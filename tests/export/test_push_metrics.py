@@ -11,21 +11,15 @@ from __future__ import annotations
 
 import json
 import shutil
-from concurrent import futures
 from pathlib import Path
 
-import grpc
 import pytest
-from opentelemetry.proto.collector.logs.v1 import logs_service_pb2, logs_service_pb2_grpc
-from opentelemetry.proto.collector.metrics.v1 import metrics_service_pb2, metrics_service_pb2_grpc
 
 from anchors import anchor_usage
-from export_helpers import asz, summary, token_points
+from export_helpers import asz, capture, summary  # noqa: F401 - capture: a fixture
 
 SPOTTER = "-home-user-spotter/55604662-cf2a-4331-851a-ec234028f8ca.jsonl"
 LOG_SAMPLE = "-Users-alex-workspace-claude-code-log-sample/0d3a8e6f-290f-4105-a327-a2496e5e2a83.jsonl"
-TYPES = {"input_tokens": "input", "output_tokens": "output", "cache_creation_input_tokens": "cacheCreation",
-         "cache_read_input_tokens": "cacheRead"}
 
 
 def spec_usage(lines: list[str]) -> dict[str, int]:
@@ -33,38 +27,6 @@ def spec_usage(lines: list[str]) -> dict[str, int]:
     tokens, _ = anchor_usage(lines)
     return {"input": tokens["in"], "output": tokens["out"], "cacheCreation": tokens["cache_write"],
             "cacheRead": tokens["cache_read"]}
-
-
-class _Capture(metrics_service_pb2_grpc.MetricsServiceServicer, logs_service_pb2_grpc.LogsServiceServicer):
-    """A receiver on opentelemetry-proto's own service definitions: takes every log record, keeps every metric point."""
-
-    def __init__(self):
-        self.points: list[tuple[str, float]] = []
-
-    def Export(self, request, context):  # noqa: N802 - both services name their call Export
-        if isinstance(request, logs_service_pb2.ExportLogsServiceRequest):
-            return logs_service_pb2.ExportLogsServiceResponse()
-        self.points.extend(token_points(request))
-        return metrics_service_pb2.ExportMetricsServiceResponse()
-
-    def totals(self) -> dict[str, int]:
-        out = dict.fromkeys(TYPES.values(), 0)
-        for kind, v in self.points:
-            out[kind] += int(v)
-        return out
-
-
-@pytest.fixture
-def capture():
-    cap = _Capture()
-    # asz push sends up to its request budget at once; gRPC's default 4 MiB limit would answer "busy"
-    server = grpc.server(futures.ThreadPoolExecutor(max_workers=2), options=[("grpc.max_receive_message_length", 256 << 20)])
-    logs_service_pb2_grpc.add_LogsServiceServicer_to_server(cap, server)
-    metrics_service_pb2_grpc.add_MetricsServiceServicer_to_server(cap, server)
-    cap.endpoint = f"grpc://127.0.0.1:{server.add_insecure_port('127.0.0.1:0')}"
-    server.start()
-    yield cap
-    server.stop(0)
 
 
 def _collect(src: Path, root: Path, tmp: Path) -> None:
