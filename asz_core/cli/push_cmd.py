@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import signal
 import sys
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -84,6 +85,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
     from ..storage.root import LockBusy
     from .push_progress import PushProgress
 
+    watch: list = []  # the pass's progress lines (trial 46d F4) and, after a long asz push, its done line (47d F3)
+    began = time.monotonic()
     try:
         export = with_token(cfg.export, token or env_token())
     except ValueError as exc:
@@ -91,7 +94,8 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         return 1
     try:
         rep = push(root, export, endpoint=endpoint, err=sys.stderr, retry_elsewhere=retry_elsewhere,
-                   retry_rejected=retry_rejected, said=said, each=each, progress=PushProgress,
+                   retry_rejected=retry_rejected, said=said, each=each,
+                   progress=lambda *a: watch.append(PushProgress(*a)) or watch[-1],
                    budget_of=lambda adapter: (budgets or {}).get(adapter) or cfg.adapter(adapter).collector.max_delta_bytes)
     except PushInterrupted as exc:  # said, then Ctrl-C goes on to the caller (asz push exits 130; trial 3, F11)
         got = exc.report
@@ -107,6 +111,9 @@ def run_push(root: Path, cfg: Config, endpoint: Optional[str] = None, *, quiet_w
         return 1
     if not quiet_when_idle or rep.files or rep.metrics or rep.rejected or rep.held:
         typer.echo(rep.summary())  # after a collect or server pass: only when something was sent or refused
+    done = watch[-1].done_line(time.monotonic() - began) if watch and not quiet_when_idle else None
+    if done:  # asz push after a long pass: what was sent and the whole wait (collect has its own took line)
+        typer.echo(done, err=True)
     code = 0 if rep.ok else 1
     if require_receiver and rep.unreached:
         typer.echo("asz push: --require-receiver: the receiver was not reached (nothing was due): exit 1", err=True)
@@ -151,8 +158,10 @@ def push_command(
     session, files then rounds; push.state in the root records what the
     receiver took. Prints ``[HH:MM:SS] files=N metrics=N bytes=… wire=…
     requests=N paused=…s rejected=N errors=N held=N (…s)``; a pass still sending after 5 s (ASZ_PROGRESS_AFTER)
-    says where it is on stderr, ``push: N of M file(s), B of L sent, T s`` (of the files and bytes due when it began),
-    again every 10 s (ASZ_PROGRESS_EVERY), as collect does; then applies
+    says where it is on stderr, ``push: N of M file(s), B of L sent, T s`` (of the files and bytes due when it began;
+    once the metric points go, ``; metric points: N sent, N of M conversation(s) looked at`` before the seconds),
+    again every 10 s (ASZ_PROGRESS_EVERY), as collect does, and such a pass ends with ``push: done: N file(s) (B) and
+    N metric point(s) sent, T s in all (the pass P s, its line above)``, T the wait from the process's start; then applies
     storage.retention when it is set (as ``asz prune``). A receiver that
     wants a token (asz receive --token) gets 'Authorization: Bearer TOKEN'
     from --token-file PATH, else the environment variable ASZ_PUSH_TOKEN

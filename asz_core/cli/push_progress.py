@@ -2,7 +2,11 @@
 
 A pass still sending after ``ASZ_PROGRESS_AFTER`` seconds (default 5) says where it is in one plain line, then again
 every ``ASZ_PROGRESS_EVERY`` seconds (default 10), as collect, the search index and export do
-(:func:`~asz_core.reading.progress.line_seconds`): ``push: 120 of 912 file(s), 35.2 MB of 275.5 MB sent, 12 s``.
+(:func:`~asz_core.reading.progress.line_seconds`): ``push: 120 of 912 file(s), 35.2 MB of 275.5 MB sent, 12 s``; once the
+files are sent and the metric points go (one request a conversation with new calls; trial 47d F3: the files' line
+was said twice, the same, while 14,327 points went), ``…; metric points: 6,020 sent, 120 of 283 conversation(s)
+looked at, 104 s`` (how many points a conversation holds is known only once it is read, so no total of them).
+:meth:`PushProgress.done_line` is ``asz push``'s last line when a line was said: what was sent and the whole wait.
 The figures are the pass's: the files and bytes it sent (its report's ``files`` and ``bytes``) of those due when it
 began (the landed files and rounds of the pass's outbox that push.state did not hold then, counted once, at the first
 line). A line is said after a request is answered (:class:`~asz_core.export.transport.Poked` wraps the pass's sender),
@@ -32,6 +36,7 @@ class PushProgress:
         self.next = self.started + after
         self.due: tuple[int, int] | None = None  # (files, bytes) due when the pass began: counted at the first line
         self.of: Any = None  # the pass (``_Pass``): its report and chains
+        self.said = False  # a line was said
 
     def poke(self) -> None:
         """Say the line when one is due and the pass has begun sending."""
@@ -43,8 +48,25 @@ class PushProgress:
         files, size = self.due_now()
         from ..export.push import human_bytes
 
-        print(f"push: {rep.files:,} of {files:,} file(s), {human_bytes(rep.bytes)} of {human_bytes(size)} sent, "
+        looked = getattr(self.of, "metrics_of", None)  # set once the metric points go (export/metrics.py)
+        points = (f"; metric points: {rep.metrics:,} sent, {looked[0]:,} of {looked[1]:,} conversation(s) looked at"
+                  if looked else "")
+        print(f"push: {rep.files:,} of {files:,} file(s), {human_bytes(rep.bytes)} of {human_bytes(size)} sent{points}, "
               f"{now - self.started:.0f} s", file=self.err, flush=True)
+        self.said = True
+
+    def done_line(self, seconds: float) -> str | None:
+        """After a pass that said a line: ``push: done: N file(s) (B) and N metric point(s) sent, T s in all (the
+        pass P s, its line above)``, ``seconds`` the whole wait from the process's start (:func:`process_seconds`
+        when the system says it); None when no line was said (a short pass says nothing)."""
+        if not self.said or self.of is None:
+            return None
+        from ..export.push import human_bytes
+        from .collect_took import process_seconds
+
+        rep, total = self.of.rep, max(process_seconds() or 0.0, seconds)
+        return (f"push: done: {rep.files:,} file(s) ({human_bytes(rep.bytes)}) and {rep.metrics:,} metric point(s) sent, "
+                f"{total:.1f} s in all (the pass {rep.seconds:.1f} s, its line above)")
 
     def due_now(self) -> tuple[int, int]:
         """(files, bytes) of the pass's outbox push.state did not hold as sent when the pass began."""

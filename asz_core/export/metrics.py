@@ -273,7 +273,9 @@ def send_metrics(p) -> None:
     cdirs = conversation_dirs(p.root)
     shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
     waiting = _Waiting(p)
+    p.metrics_of = [0, len(cdirs)]  # conversations looked at, of all: the progress line's (trial 47d F3)
     for cdir in cdirs:
+        p.metrics_of[0] += 1
         head = Chain.at(cdir).head_file()
         if head is None:
             continue

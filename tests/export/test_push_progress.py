@@ -18,7 +18,7 @@ from asz_core.export.receive import Receiver
 
 from export_helpers import asz, sent_paths
 
-LINE = re.compile(r"^push: ([\d,]+) of ([\d,]+) file\(s\), (\S+) of (\S+) sent, \d+ s$")
+LINE = re.compile(r"^push: ([\d,]+) of ([\d,]+) file\(s\), (\S+) of (\S+) sent(?:; metric points: .*)?, \d+ s$")
 
 
 @pytest.mark.slow  # the corpus pushed in 16 KiB batches: 18 s at load 20
