@@ -274,8 +274,11 @@ def send_metrics(p) -> None:
     shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
     waiting = _Waiting(p)
     p.metrics_of = [0, len(cdirs)]  # conversations looked at, of all: the progress line's (trial 47d F3)
+    poke = getattr(p.snd, "poke", None)  # a progress line due is said between requests too (transport.Poked)
     for cdir in cdirs:
         p.metrics_of[0] += 1
+        if poke is not None:
+            poke()
         head = Chain.at(cdir).head_file()
         if head is None:
             continue
