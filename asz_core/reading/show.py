@@ -252,22 +252,32 @@ def shown_bytes(raw: bytes) -> str:
     so never a byte that is not UTF-8) and a character that could steer a terminal or draws as nothing (C1, the
     bidi overrides, U+2028, U+200B: :data:`~asz_core.termsafe.ESCAPED_IN_DATA`, :data:`~asz_core.termsafe.HIDDEN`)
     ``\\uNNNN`` (``\\UNNNNNNNN`` above U+FFFF), the UTF-8 of that character."""
-    from ..termsafe import ESCAPED_IN_DATA, HIDDEN
+    return _escaped(raw.decode("utf-8", "surrogateescape"))
 
-    out = []
-    for ch in raw.decode("utf-8", "surrogateescape"):
-        c = ord(ch)
-        if 0xDC80 <= c <= 0xDCFF:  # a byte that is not UTF-8 (surrogateescape)
-            out.append(f"\\x{c - 0xDC00:02x}")
-        elif ch in "\\\n\t":
-            out.append({"\\": "\\\\", "\n": "\\n", "\t": "\\t"}[ch])
-        elif c < 0x20 or c == 0x7F:
-            out.append(f"\\x{c:02x}")
-        elif c in ESCAPED_IN_DATA or c in HIDDEN:
-            out.append(f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}")
-        else:
-            out.append(ch)
-    return "".join(out)
+
+def _escaped(text: str) -> str:
+    """:func:`shown_bytes` of ``text`` (bytes as ``surrogateescape`` decodes them): :data:`_BYTES_SHOWN` by
+    :func:`~asz_core.termsafe.translated`, one scan of the text."""
+    from ..termsafe import translated
+
+    return translated(text, _bytes_shown())
+
+
+#: :func:`shown_bytes`' table, made on first use (:data:`~asz_core.termsafe.HIDDEN` holds the tag plane): each
+#: character it writes as an escape, with that escape.
+_BYTES_SHOWN: dict[int, str] = {}
+
+
+def _bytes_shown() -> dict[int, str]:
+    """:data:`_BYTES_SHOWN`, made once; each later rule over the one before it, as :func:`shown_bytes` says them."""
+    if not _BYTES_SHOWN:
+        from ..termsafe import ESCAPED_IN_DATA, HIDDEN
+
+        _BYTES_SHOWN.update({c: f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}" for c in (*ESCAPED_IN_DATA, *HIDDEN)})
+        _BYTES_SHOWN.update({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)})
+        _BYTES_SHOWN.update({0x5C: "\\\\", 0x0A: "\\n", 0x09: "\\t"})
+        _BYTES_SHOWN.update({c: f"\\x{c - 0xDC00:02x}" for c in range(0xDC80, 0xDD00)})  # a byte not UTF-8 (surrogateescape)
+    return _BYTES_SHOWN
 
 
 def unknown_lines(rec: Record, block: int | None = None, shown=lambda text: text) -> list[str]:
@@ -288,8 +298,8 @@ def unknown_lines(rec: Record, block: int | None = None, shown=lambda text: text
         kept = "from the record's base64 (not all UTF-8)" if p.encoding == "base64" else "the record's string (UTF-8)"
         out += [f"unknown part {i} ({why}): {len(raw):,} bytes as kept, {kept}; each byte that is not UTF-8 shown "
                 "\\xNN, a backslash \\\\ (asz show --help)",
-                "  " + shown_bytes("".join(x if _NOT_UTF8.fullmatch(x) else shown(x) for x in _NOT_UTF8.split(
-                    raw.decode("utf-8", "surrogateescape")) if x).encode("utf-8", "surrogateescape"))]
+                "  " + _escaped("".join(x if _NOT_UTF8.fullmatch(x) else shown(x) for x in _NOT_UTF8.split(
+                    raw.decode("utf-8", "surrogateescape")) if x))]
     return out
 
 
