@@ -106,7 +106,7 @@ def build_summary(root: str | os.PathLike, conversation: str, *, hide: Iterable[
     with gc_pause.paused(keep=True):  # its objects are freed by reference counting as it returns, never walked young
         b, fold, _, accepted, _, _, v = _prepare(Path(root), conversation, hide, None, lines_kept=False)
         # the lines drawing adds (they change no state), so summary.problems is the drawn document's
-        b.problems.extend(line for line in v.missing_companions() if line not in b.problems)
+        b.problems = with_companions(b.problems, v)
         summary = _summary(v, b, fold, len(accepted), len(v.undescribed()), prices)
         head = {"conversation": conversation, "sessions": [fold.head.session],
                 "head": {"round": fold.head.round, "digest": fold.head_digest}, "summary": summary}
@@ -306,8 +306,15 @@ def listed_problems(b: ChainReader, v: DocumentView) -> list[str]:
     """The document's ``summary.problems`` without drawing it: the chain's and the landed files' (``b.problems``, which
     decided the state), each missing companion file drawing would add (:meth:`~asz_core.view.companions.Companions.missing_companions`),
     issue 18's coverage lines and the incomplete-usage lines, in the order :func:`_summary` lists them."""
-    return [*b.problems, *(x for x in v.missing_companions() if x not in b.problems), *v.coverage.problems,
+    return [*with_companions(b.problems, v), *v.coverage.problems,
             *_conflicts(v), *v.usage_lines(), *v.reread_lines(), *v.twice_lines(), *untimed_lines(v.sess)]
+
+
+def with_companions(problems: list[str], v: DocumentView) -> list[str]:
+    """``problems`` (a chain's, before drawing), then each missing companion file drawing would add that it does not
+    hold (:meth:`~asz_core.view.companions.Companions.missing_companions`: every landed record's, drawn or not): the
+    problems a summary build starts from (:func:`build_summary`, :func:`listed_problems`, :func:`counted_of`)."""
+    return [*problems, *(x for x in v.missing_companions() if x not in problems)]
 
 
 def undescribed_calls(v: DocumentView) -> dict | None:
@@ -358,8 +365,7 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
                                                                  lines_kept=read is not None or counted is None)
     if read is not None:
         read.update(sess.bound_lines)
-    if counted is not None:  # before drawing adds its lines: what a summary build starts from (counted_of)
-        counted["before"] = list(b.problems)
+    before = list(b.problems) if counted is not None else []  # before drawing adds its lines (counted_of)
     if requests is not None:
         requests.update((nid, cu.request) for nid, cu in v.call_usage.items() if not cu.requests)
     if times is not None:  # when each provider call counts: asz usage's one rule (trial 40b F1)
@@ -414,8 +420,8 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     if doc["summary"]["kinds"].get("error.api"):
         _mark_failed(doc, v)
     if counted is not None:
-        counted_of(counted, v, b, fold.head, doc["summary"],
-                   lambda: _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices))
+        counted_of(counted, v, b, fold.head, doc["summary"], before,
+                   lambda listed: _summary(v, b, fold, len(accepted), len(doc["undescribed"]), prices, listed))
     # sources the collector stopped reading (trial 19, F5) and sources a pass found gone, kept in this root only
     # (trial 23b, F3): only when some
     conflicts, gone = stopped_and_gone(root, session)
@@ -426,26 +432,23 @@ def _build(root: Path, conversation: str, hide: Iterable[str], through_round: in
     return doc
 
 
-def counted_of(counted: dict, v: DocumentView, b: ChainReader, head, summary: dict, again: Callable[[], dict]) -> None:
+def counted_of(counted: dict, v: DocumentView, b: ChainReader, head, summary: dict, before: list[str],
+               again: Callable[[list[str]], dict]) -> None:
     """Put in ``counted`` what a whole build gives the readers' kept figures beside its document (:func:`build_view`'s
     ``counted``), each as :func:`build_summary` gives it, so a row counted either way is the same: ``summary`` (the
-    document's ``summary``, or, where drawing added other problem lines than a summary build does, ``again()``'s
-    with the summary build's: ``counted["before"]``, the chain's problems before drawing, then every missing companion
-    file; a copy draws none of the records it repeats, so drawing says none of their companions), ``places`` and
+    document's ``summary``, or, where drawing added other problem lines than a summary build does, ``again(listed)``,
+    the summary made with the summary build's: :func:`with_companions` of ``before``, the chain's problems before
+    drawing; a copy draws none of the records it repeats, so drawing says none of their companions), ``places`` and
     ``calls`` (:func:`_counted`), and ``tools``, :func:`conversation_tool_calls`' ``(state, calls, executions)``."""
-    before = counted.pop("before")
-    listed = before + [line for line in v.missing_companions() if line not in before]
+    listed = with_companions(before, v)
     if b.problems != listed:
-        drawn, b.problems = b.problems, listed
-        try:
-            summary = again()
-        finally:
-            b.problems = drawn
+        summary = again(listed)
     places, calls = _counted(v, summary["title"], head, summary)
     counted.update(summary=summary, places=places, calls=calls, tools=(b.state, _tool_calls(v), list(v.executions)))
 
 
-def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None) -> dict:
+def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: int, prices: PriceTable | None,
+             problems: list[str] | None = None) -> dict:
     """The summary with issue 18's coverage problems, ``coverage``, and the links to other sessions:
     ``continues`` (the session this one continues; ``continues_all`` when more than one), ``repeated`` (records
     repeated from it, drawn there and listed in ``not_drawn``), ``continued_in`` (sessions continuing this one),
@@ -454,8 +457,10 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
     ``shares`` (record ids shared with sessions neither continuing the other, :func:`~asz_core.view.links.shares_of`),
     and for one that verifies with calls carrying usage ``cost_by_kind_line``, what each kind of token cost with its
     share of the exact cost (:func:`~asz_core.view.prices.kinds_line`: the page's header and the exports' head say it
-    as ``asz conversation`` does)."""
-    s = v.summary(fold.head, rounds, b.state, b.problems + v.coverage.problems + _conflicts(v) + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess)
+    as ``asz conversation`` does). ``problems``: the chain's problem lines to start from, ``b.problems`` by default
+    (:func:`counted_of` gives a summary build's)."""
+    problems = b.problems if problems is None else problems
+    s = v.summary(fold.head, rounds, b.state, problems + v.coverage.problems + _conflicts(v) + v.usage_lines() + v.reread_lines() + v.twice_lines() + untimed_lines(v.sess)
                   + outside_line(v.turns_outside, v.recorded_range(fold.head)),
                   undescribed,
                   prices)
