@@ -38,7 +38,7 @@ from . import hookspecs
 from .adapter import Adapter, Setting
 
 __all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect",
-           "load_adapters", "raised_at"]
+           "adapter_overriding", "load_adapters", "raised_at"]
 
 ENTRY_POINT_GROUP = "asz"
 PROJECT = "asz"
@@ -416,3 +416,13 @@ def adapter_for_dialect(dialect: str) -> Adapter | None:
                 _load(loader, todo.pop(0))
         _BY_DIALECT[key] = got
     return got
+
+
+def adapter_overriding(dialect: str, method: str) -> Adapter | None:
+    """The installed adapter that speaks ``dialect`` (:func:`adapter_for_dialect`) when it overrides the
+    :class:`Adapter` method ``method`` (a reading hook whose default says nothing: ``metered_data``, ``turns``,
+    ``tool_run_ms``), else None: no dialect, no adapter speaks it, or it keeps the default."""
+    a = adapter_for_dialect(dialect) if dialect else None
+    if a is None or getattr(type(a), method, None) is getattr(Adapter, method):
+        return None
+    return a

@@ -286,13 +286,10 @@ def metered_data(dialect: str, data) -> object:
     adapter speaks the dialect, or the adapter does not override the method. Raises what the adapter's method raises:
     the skeleton's writer, which calls it part by part, keeps nothing for that part
     (:func:`~asz_core.sessiondata.skeleton.skeleton_bytes`' ``keep``)."""
-    from ..plugins.adapter import Adapter
-    from ..plugins.manager import adapter_for_dialect
+    from ..plugins.manager import adapter_overriding
 
-    a = adapter_for_dialect(dialect)
-    if a is None or getattr(type(a), "metered_data", None) is Adapter.metered_data:
-        return None
-    return a.metered_data(dialect, data)
+    a = adapter_overriding(dialect, "metered_data")
+    return None if a is None else a.metered_data(dialect, data)
 
 
 def fixed_wording(dialect: str, text: str) -> bool:
@@ -300,13 +297,10 @@ def fixed_wording(dialect: str, text: str) -> bool:
     skeleton keeps (:meth:`asz_core.Adapter.fixed_wording`: Claude Code's interrupt notice, its answer to a refused
     call with no reason; trial 47a F1, F2); False when no adapter speaks the dialect or it does not override the
     method. Raises what the adapter's method raises (the skeleton's writer then keeps nothing of that part)."""
-    from ..plugins.adapter import Adapter
-    from ..plugins.manager import adapter_for_dialect
+    from ..plugins.manager import adapter_overriding
 
-    a = adapter_for_dialect(dialect)
-    if a is None or getattr(type(a), "fixed_wording", None) is Adapter.fixed_wording:
-        return False
-    return a.fixed_wording(dialect, text) is True
+    a = adapter_overriding(dialect, "fixed_wording")
+    return a is not None and a.fixed_wording(dialect, text) is True
 
 
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:

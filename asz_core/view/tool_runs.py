@@ -13,20 +13,18 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from ..flow.model import Node
-from ..plugins.reading_hooks import ReadingHooks
 
 __all__ = ["tool_run_times"]
 
 
 def _asker(dialect: str) -> Any:
     """The adapter of ``dialect`` when it overrides ``tool_run_ms``, else None (never raises)."""
-    from ..plugins.manager import adapter_for_dialect
+    from ..plugins.manager import adapter_overriding
 
     try:
-        a = adapter_for_dialect(dialect) if dialect else None
+        return adapter_overriding(dialect, "tool_run_ms")
     except Exception:  # a plugin's failure takes nothing from the reader
         return None
-    return a if a is not None and getattr(type(a), "tool_run_ms", None) is not ReadingHooks.tool_run_ms else None
 
 
 def tool_run_times(sess: Any, nodes: Iterable[Node]) -> dict[str, int]:

@@ -28,8 +28,7 @@ def asking(sess, method: str) -> Iterator[tuple[dict, Any, str]]:
     """``(record, adapter, dialect)`` for every record of ``sess`` (a :class:`~asz_core.view.session_records.
     LandedSession`) in a landed file that verifies, in landed order, whose dialect's adapter overrides ``method``
     (an :class:`~asz_core.plugins.adapter.Adapter` method name: ``credits``, ``turns``)."""
-    from ..plugins.adapter import Adapter
-    from ..plugins.manager import adapter_for_dialect
+    from ..plugins.manager import adapter_overriding
 
     asked: dict = {}
     for seq in sorted(sess.records):
@@ -37,8 +36,7 @@ def asking(sess, method: str) -> Iterator[tuple[dict, Any, str]]:
         if h is None or seq in sess.unverified:
             continue
         if h.dialect not in asked:
-            a = adapter_for_dialect(h.dialect) if h.dialect else None
-            asked[h.dialect] = a if a is not None and getattr(type(a), method) is not getattr(Adapter, method) else None
+            asked[h.dialect] = adapter_overriding(h.dialect, method)
         if (a := asked[h.dialect]) is not None:
             for rec in sess.records[seq]:
                 yield rec, a, h.dialect
