@@ -62,9 +62,8 @@ import attrs
 from ..sessiondata.spelling import nfc, project_forms, project_key
 from ..sessiondata.times import parse_instant
 from ..storage.layout import removed_count
-from .rows import list_conversations
+from .rows import REMOVED, list_conversations, read_head, usage_unrecorded
 from .view_error import ViewError
-from .rows import REMOVED, read_head, usage_unrecorded
 from .usage_keys import incomplete_calls, incomplete_sum
 from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, session_senders, unsent_label
 from .summary_cache import SummaryStore, conversation_summary
