@@ -1515,14 +1515,15 @@
       // F10), and what they say
       function costCell(c, d) {
         const m = rateMarks(d, true), more = d.unpriced && d.unpriced.length ? ' + unpriced' : '';
+        const models = more ? Array.from(new Set(d.unpriced)).sort() : [];  // the row's unpriced models, each once
         // no call of the row had a price, models naming none: 'unpriced', as asz usage's row says it (listing.cost_text),
         // never '$0.00 + unpriced', read as free (fix47j; the list's and header's words since ae78e335)
         if (more && u.priced !== null && (d.some_priced === false || d.priced === false)) {
-          return h('span', { class: 'faint', title: noneUnpriced({ priced: false, unpriced: Array.from(new Set(d.unpriced)).sort() }) }, 'unpriced');
+          return h('span', { class: 'faint', title: noneUnpriced({ priced: false, unpriced: models }) }, 'unpriced');
         }
         // to the cent from the exact amount, rounded once: a day's summed units, a server row's cost_exact
         const once = typeof d.units === 'bigint' ? unitsCents(d.units) : exactCents(d.cost_exact);
-        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + Array.from(new Set(d.unpriced)).sort().join(', ') : '') + (m.title ? ' · ' + m.title : '') },
+        return u.priced && typeof c === 'number' ? h('span', { title: '$' + c.toFixed(6) + (more ? ' · without the cost of ' + models.join(', ') : '') + (m.title ? ' · ' + m.title : '') },
           belowCent(once !== null ? once : Math.round(c * 100) / 100, c > 0) + more + m.marks) : '—';
       }
       function callsCell(calls, long) {  // calls, and how many of them were priced at long-context rates, marked
