@@ -28,7 +28,12 @@ def step_command(conversation: str, step: str, where: list[str]) -> str:
 def opened(given: list[str]) -> list[str]:
     """Of ``given`` (the options as :func:`~asz_core.cli.search_cmd.again` takes them), the ``--root``, ``--config``
     and ``--tz`` given: what the command that opens a hit in its talk takes too (:func:`open_line`)."""
-    return [x for i in range(0, len(given) - 1, 2) if given[i] in ("--root", "--config", "--tz") for x in given[i:i + 2]]
+    return _pairs(given, ("--root", "--config", "--tz"))
+
+
+def _pairs(given: list[str], flags: tuple[str, ...]) -> list[str]:
+    """Of ``given`` (``[flag, value, …]``), the pairs whose flag is one of ``flags``, in their order."""
+    return [x for i in range(0, len(given) - 1, 2) if given[i] in flags for x in given[i:i + 2]]
 
 
 def open_command(short: str, hit: dict, where: list[str]) -> str:
@@ -44,7 +49,7 @@ def open_command(short: str, hit: dict, where: list[str]) -> str:
     file, row = hit.get("file"), hit.get("row")
     if not (isinstance(file, str) and "/" in file and isinstance(row, int)):
         return ""
-    shown = [x for i in range(0, len(where) - 1, 2) if where[i] in ("--root", "--config") for x in where[i:i + 2]]
+    shown = _pairs(where, ("--root", "--config"))  # asz show takes no --tz
     return " ".join(map(shell_word, ["asz", "show", file.split("/", 1)[0], f"{file}:{row}", *shown]))
 
 
