@@ -48,21 +48,25 @@ def stream_to(file: Path, write, then=lambda: None) -> tuple[int, int]:
     it was and removes the ``.part`` (:func:`part_in_place`). ``file`` a symbolic link to a regular file: its target is
     written (:func:`~asz_core.storage.out_path.written_at`), the link stays; anything else but a regular file or
     nothing: :class:`~asz_core.storage.out_path.NotRegular`, nothing written (trial 47b F1)."""
-    dest = written_at(file) or file
-    with file_lock(dest):
-        got, before = part_in_place(dest, write, "stream")
-        _said(file, before, then, dest)
-    return got
+    return _in_place(file, write, then, "stream")
 
 
 def file_to(file: Path, data: bytes, then=lambda: None) -> None:
     """One conversation's copy ``data`` into ``file`` as :func:`stream_to` writes a stream (``FILE.part`` replacing
     it, a link's target written, said, then ``then()``: its manifest), under :func:`file_lock`. Raises OSError
     (:class:`~asz_core.storage.out_path.NotRegular`: not a regular file), typer.Exit (1: another export writes it)."""
+    _in_place(file, lambda stream: stream.write(data), then)
+
+
+def _in_place(file: Path, write, then, point: str = ""):
+    """:func:`stream_to` and :func:`file_to`'s one way: ``write(stream)`` replacing the file ``file`` names (its
+    target when it is a symbolic link to a regular file), under :func:`file_lock`, then said (:func:`_said`); what
+    ``write`` returned (``point``: :func:`part_in_place`'s)."""
     dest = written_at(file) or file
     with file_lock(dest):
-        _, before = part_in_place(dest, lambda stream: stream.write(data))
+        got, before = part_in_place(dest, write, point)
         _said(file, before, then, dest)
+    return got
 
 
 def part_in_place(file: Path, write, point: str = "") -> tuple:
