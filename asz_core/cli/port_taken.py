@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 
-__all__ = ["PROBE_SECONDS", "next_step"]
+__all__ = ["PROBE_SECONDS", "address", "next_step"]
 
 #: How long the probe waits for the taken port's answer.
 PROBE_SECONDS = 2.0
@@ -22,13 +22,18 @@ def _loopback(host: str) -> str:
     return "::1" if ":" in host else "127.0.0.1"
 
 
+def address(host: str, port: int) -> str:
+    """``HOST:PORT`` as a URL or a Host header writes it: an IPv6 ``host`` in brackets (``[::1]:8787``)."""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def _status(host: str, port: int) -> tuple[int, dict | None]:
     """``/api/status``'s HTTP status and JSON object at ``host:port`` (loopback); (0, None) when nothing answers."""
     import http.client
 
     conn = http.client.HTTPConnection(host, port, timeout=PROBE_SECONDS)
     try:
-        conn.request("GET", "/api/status", headers={"Host": f"[{host}]:{port}" if ":" in host else f"{host}:{port}"})
+        conn.request("GET", "/api/status", headers={"Host": address(host, port)})
         resp = conn.getresponse()
         body = resp.read(1 << 20)
     except (OSError, http.client.HTTPException):
@@ -47,7 +52,7 @@ def next_step(host: str, port: int) -> str:
     probe = _loopback(host)
     status, got = _status(probe, port)
     other = "; give --port N to listen on another port"
-    where = f"[{probe}]:{port}" if ":" in probe else f"{probe}:{port}"
+    where = address(probe, port)
     if status == 200 and got is not None and got.get("product") == "asz":
         mode = got.get("mode") if got.get("mode") in ("view", "server") else "view or server"
         return f"; asz {mode} already serves {got.get('root')} there: open http://{where}/, or give --port N to listen on another port"

@@ -113,9 +113,9 @@ def _banner_common(state, host: str, port: int, token: str | None = None) -> Non
     for line in session_file_lines(state.root):  # a session.state or session index that does not read, one line each
         typer.echo(line, err=True)
     from ..view.access import token_address
+    from .port_taken import address
 
-    shown = f"[{host}]" if ":" in host else host
-    typer.echo(f"listening: http://{shown}:{port}" + (token_address(token) if token else "/"))
+    typer.echo(f"listening: http://{address(host, port)}" + (token_address(token) if token else "/"))
     if token:  # trial 38c F3: loopback reaches every local account; review38 R1: in the path, never a cookie
         typer.echo("access   : only with this run's token (in the address above, /t/TOKEN/, which the page keeps "
                    "to this port; scripts send Authorization: Bearer TOKEN)")
