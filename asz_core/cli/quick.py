@@ -62,6 +62,12 @@ def _nonempty(value: str) -> str:
     return value
 
 
+def _plain(info, callback: Any = None) -> bool:
+    """Whether the option or argument ``info`` keeps every :data:`_PLAIN` attribute at its default, its callback
+    ``callback`` (None, or the one :func:`_nonempty` stands for)."""
+    return all(getattr(info, attr, value) == value for attr, value in {**_PLAIN, "callback": callback}.items())
+
+
 def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | None:
     """``{"--name": (parameter, converter)}`` for every parameter of ``func`` (``{"": (parameter, str)}`` for its one
     optional ``str`` argument, declared None or with a word), or None when one is neither a plain option nor that
@@ -92,13 +98,12 @@ def _options(func: Callable) -> dict[str, tuple[str, Callable[[str], Any]]] | No
             convert = (_MANY_OR_NONE[hint],)
         elif (isinstance(info, ArgumentInfo) and ((hint == Optional[str] and info.default is None)
                                                   or (hint is str and isinstance(info.default, str)))
-              and WORD not in out and all(getattr(info, attr, value) == value for attr, value in _PLAIN.items())):
+              and WORD not in out and _plain(info)):
             out[WORD] = (name, str)  # the command's one optional word
             continue
         if not isinstance(info, OptionInfo) or convert is None:
             return None
-        if any(getattr(info, attr, value) != value for attr, value in {**_PLAIN, "callback": info.callback if refuses
-                                                                       else None}.items()):
+        if not _plain(info, info.callback if refuses else None):
             return None
         decls = [d for d in (info.param_decls or ()) if d.startswith("--") and "/" not in d]
         short = [d for d in (info.param_decls or ()) if _SHORT.fullmatch(d)] if convert is not FLAG else []
