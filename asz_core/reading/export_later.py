@@ -28,7 +28,7 @@ taken out of or put into the copy.
 from __future__ import annotations
 
 import json
-from typing import Optional
+from typing import Iterable, Optional, Sequence
 
 import orjson
 
@@ -74,16 +74,25 @@ def _steps(doc: dict):
                 stack.extend(n["children"])
 
 
+def _taken_out(mine: Iterable[dict], root: Iterable[dict], key: str, keys: Sequence[str]) -> int:
+    """Take ``keys`` out of each of ``root``'s entries (the json form made again) holding ``key`` when no entry of
+    ``mine`` (the copy's of the same list) holds it: how many entries they were taken out of (0 when none, or when the
+    copy holds the key: then nothing changed)."""
+    if any(key in e for e in mine):
+        return 0
+    marked = [e for e in root if key in e]
+    for e in marked:
+        for k in keys:
+            e.pop(k, None)
+    return len(marked)
+
+
 def _without_step_key(mine: dict, root: dict) -> list[str]:
     """Take :data:`_STEP_KEY` out of ``root``'s steps when no step of ``mine`` (the copy) holds it: the line saying so,
     [] when nothing was taken out."""
-    if any(_STEP_KEY in n for n in _steps(mine)):
-        return []
-    marked = [n for n in _steps(root) if _STEP_KEY in n]
-    for n in marked:
-        del n[_STEP_KEY]
+    n = _taken_out(_steps(mine), _steps(root), _STEP_KEY, (_STEP_KEY,))
     return [f"the copy's tool steps have no refused key, which a later asz added ({LATER_KEYS['talks[].children[].refused']}): "
-            f"its {len(marked)} refused step(s) compared as that asz wrote them, without it"] if marked else []
+            f"its {n} refused step(s) compared as that asz wrote them, without it"] if n else []
 
 
 def _without_tool_refusals(mine: dict, root: dict) -> list[str]:
@@ -99,21 +108,18 @@ def _without_tool_refusals(mine: dict, root: dict) -> list[str]:
             f"its {len(now)} entr{'y' if len(now) == 1 else 'ies'} compared as that asz wrote them, each failed holding the refused calls"]
 
 
+def _not_drawn(doc: dict) -> list[dict]:
+    """The document's ``not_drawn`` entries (each a dict)."""
+    got = doc.get("not_drawn")
+    return [e for e in got if isinstance(e, dict)] if isinstance(got, list) else []
+
+
 def _without_cut_keys(mine: dict, root: dict) -> list[str]:
     """Take :data:`_CUT_KEYS` out of ``root``'s ``not_drawn`` entries when no entry of ``mine`` (the copy) holds
     ``result_state``: the line saying so, [] when nothing was taken out."""
-    def entries(doc: dict) -> list[dict]:
-        got = doc.get("not_drawn")
-        return [e for e in got if isinstance(e, dict)] if isinstance(got, list) else []
-
-    if any("result_state" in e for e in entries(mine)):
-        return []
-    marked = [e for e in entries(root) if "result_state" in e]
-    for e in marked:
-        for k in _CUT_KEYS:
-            e.pop(k, None)
+    n = _taken_out(_not_drawn(mine), _not_drawn(root), "result_state", _CUT_KEYS)
     return [f"the copy's not_drawn entries have no result_state key, which a later asz added ({LATER_KEYS['not_drawn[].result_state']}): "
-            f"its {len(marked)} such entr{'y' if len(marked) == 1 else 'ies'} compared as that asz wrote them, without it"] if marked else []
+            f"its {n} such entr{'y' if n == 1 else 'ies'} compared as that asz wrote them, without it"] if n else []
 
 
 def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
