@@ -17,7 +17,7 @@ import time
 
 from ..logstamp import log_stamp
 
-__all__ = ["process_seconds", "took_line", "say_took"]
+__all__ = ["process_seconds", "waited", "took_line", "say_took"]
 
 
 def process_seconds() -> float | None:
@@ -29,6 +29,12 @@ def process_seconds() -> float | None:
         return max(0.0, time.clock_gettime(time.CLOCK_BOOTTIME) - start_ticks / os.sysconf("SC_CLK_TCK"))
     except (OSError, ValueError, IndexError, AttributeError):
         return None
+
+
+def waited(at_least: float) -> float:
+    """The whole wait so far: seconds since the process started (:func:`process_seconds`), at least ``at_least`` (what
+    the command timed itself: where the system does not say, or says less)."""
+    return max(process_seconds() or 0.0, at_least)
 
 
 def took_line(total: float, start_up: float, pass_s: float, rows: tuple[int, float] | None, push: float | None,
@@ -53,8 +59,7 @@ def say_took(began: float, pass_s: float, passed: dict) -> None:
 
     pass_s = round(pass_s, 3)  # the figure the pass line printed ("(0.550s)"), so the two round alike to 0.1 s
     now = time.monotonic()
-    since = process_seconds()
-    total = max(since if since is not None else 0.0, now - began)
+    total = waited(now - began)
     start_up = max(0.0, total - (now - passed.get("end", now)) - pass_s)
     if sys.stderr.isatty() or total - pass_s >= line_seconds()[0]:
         print(took_line(total, start_up, pass_s, passed.get("rows_kept"), passed.get("push_s")), file=sys.stderr,

@@ -177,10 +177,10 @@ def took_in_all(parsing: float, indexed: float, kept: int, keeping: float) -> st
     """The closing line's seconds: the whole wait from the process's start, then its parts (trial 47d F1: it said the
     parse's 12.6 s of a 63.8 s command), ``63.8s in all: start-up 1.0s, parsing 12.6s, the search index 32.6s, the
     list rows of 261 conversation(s) 15.8s``; start-up is what is left (the table, the imports), so the parts add up."""
-    from .collect_took import process_seconds
+    from .collect_took import waited
 
     parts = parsing + indexed + (keeping if kept else 0.0)
-    total = max(process_seconds() or 0.0, parts)
+    total = waited(parts)
     rows = f", the list rows of {kept} conversation(s) {keeping:.1f}s" if kept else ""
     return (f"{total:.1f}s in all: start-up {total - parts:.1f}s, parsing {parsing:.1f}s, the search index "
             f"{indexed:.1f}s{rows}")

@@ -57,14 +57,14 @@ class PushProgress:
 
     def done_line(self, seconds: float) -> str | None:
         """After a pass that said a line: ``push: done: N file(s) (B) and N metric point(s) sent, T s in all (the
-        pass P s, its line above)``, ``seconds`` the whole wait from the process's start (:func:`process_seconds`
-        when the system says it); None when no line was said (a short pass says nothing)."""
+        pass P s, its line above)``, T the whole wait from the process's start where the system says it, else
+        ``seconds`` (:func:`~asz_core.cli.collect_took.waited`); None when no line was said (a short pass says nothing)."""
         if not self.said or self.of is None:
             return None
         from ..export.push import human_bytes
-        from .collect_took import process_seconds
+        from .collect_took import waited
 
-        rep, total = self.of.rep, max(process_seconds() or 0.0, seconds)
+        rep, total = self.of.rep, waited(seconds)
         return (f"push: done: {rep.files:,} file(s) ({human_bytes(rep.bytes)}) and {rep.metrics:,} metric point(s) sent, "
                 f"{total:.1f} s in all (the pass {rep.seconds:.1f} s, its line above)")
 
