@@ -18,6 +18,8 @@ import stat
 from pathlib import Path
 from typing import BinaryIO, Optional
 
+from ..sessiondata.nolink import NOFOLLOW, link_target
+
 __all__ = ["NotRegular", "put_in_place", "refuse_odd", "temp_open", "temp_write", "written_at"]
 
 
@@ -66,7 +68,7 @@ def written_at(path: str | os.PathLike) -> Optional[Path]:
         st = os.stat(path)
     except (FileNotFoundError, NotADirectoryError) as exc:
         if is_link:
-            raise NotRegular(path, f"a symbolic link to {os.readlink(path)}, which does not exist") from None
+            raise NotRegular(path, f"a symbolic link to {link_target(path)}, which does not exist") from None
         if isinstance(exc, NotADirectoryError):
             raise
         return None
@@ -75,7 +77,7 @@ def written_at(path: str | os.PathLike) -> Optional[Path]:
             raise
         raise NotRegular(path, "a symbolic link that does not end at a file (a loop)") from None
     if not stat.S_ISREG(st.st_mode):
-        raise NotRegular(path, _kind_of(st), f" (a symbolic link to {os.readlink(path)})" if is_link else "")
+        raise NotRegular(path, _kind_of(st), f" (a symbolic link to {link_target(path)})" if is_link else "")
     return Path(os.path.realpath(path)) if is_link else path
 
 
@@ -87,7 +89,7 @@ def refuse_odd(path: str | os.PathLike) -> None:
     except FileNotFoundError:
         return
     if stat.S_ISLNK(st.st_mode):
-        raise NotRegular(path, f"a symbolic link to {os.readlink(path)} (asz does not write through a link there)")
+        raise NotRegular(path, f"a symbolic link to {link_target(path)} (asz does not write through a link there)")
     if not stat.S_ISREG(st.st_mode):
         raise NotRegular(path, _kind_of(st))
 
@@ -107,8 +109,6 @@ def temp_open(tmp: str | os.PathLike, mode: int = 0o666) -> BinaryIO:
     a reader, a device) is closed unwritten; each raises :class:`NotRegular` naming it (fix47j: the exports' whole-file
     writer and the root's atomic writer opened theirs with a plain ``open``, which wrote through a planted link). A
     new file's permission bits: ``mode`` less the umask. Raises OSError otherwise."""
-    from ..sessiondata.nolink import NOFOLLOW
-
     try:  # opened by name, so the stream's name is the path an interrupted writer says (os.fdopen's is the fd)
         f = open(tmp, "wb", opener=lambda path, flags: os.open(path, flags | NOFOLLOW | os.O_NONBLOCK, mode))
     except OSError as e:
