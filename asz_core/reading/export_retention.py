@@ -65,8 +65,9 @@ def removed_lines(copy: bytes, again: bytes, pruned: set[str]) -> set[int]:
             out |= {j + 1} if a.get("kind") == "subagent_prompt" and _place(a) in places else set()
         elif a.get("kind") == "conversation":
             out |= {j + 1} if all(a.get(k) == b.get(k) for k in HEADER_KEPT) else set()
-        elif a != b and all(_stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in _read_from_text(a, b)):
-            out.add(j + 1)  # a text retention took, or a line the skeleton keeps whole (a fixed wording: 47a F2) named by it
+        elif a != b:  # a text retention took, or a line the skeleton keeps whole (a fixed wording: 47a F2) named by it
+            gone = _read_from_text(a, b)  # once a line, not once a key (it scans the root's text for the marker)
+            out |= {j + 1} if all(_stem(a.get(k)) == _stem(b.get(k)) for k in set(a) | set(b) if k not in gone) else set()
     return out
 
 
