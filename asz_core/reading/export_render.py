@@ -212,7 +212,7 @@ could hide behind it).
   ``[too large to land: 3,000,000 bytes, sha256 548b…]``, where render 34 drew ``(no text)``, and their head says
   what ``asz conversation`` says of a conversation whose text is not all kept, ``landed without its text: 1 part too
   large to land (3,000,000 bytes as written)`` (trial 47c F1; :data:`CUT_SAID_RENDER`,
-  :func:`~asz_core.reading.export.unresolved_said`, :func:`~asz_core.reading.export.cut_head`). A copy of render 34
+  :func:`~asz_core.reading.export.unresolved_said`, :func:`~asz_core.reading.export._figures`). A copy of render 34
   or before is made again drawing as that render did (:func:`drawn`).
 - render 36: after retention the text form labels a person's turn in the main stream by what its skeleton can tell,
   ``prompt or command``, ``prompt_blocks``, ``notice``, ``subagent_prompt`` or ``command_output or text``, ``, removed
