@@ -54,9 +54,10 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
 
             # each row from one whole build that keeps what /api/usage and asz usage tools read too (trial 46c F3,
             # 46d F3/F8), keyed as asz server keys its records: its view.hide and None for the shipped prices
-            keep_rows(storage, list(cfg.view_hide), price_table(cfg.prices), conversations, jobs=jobs_n,
+            table = price_table(cfg.prices)  # once: it warns of each dropped long-context tier as it is read
+            keep_rows(storage, list(cfg.view_hide), table, conversations, jobs=jobs_n,
                       step=step if bar or told is not None else None,
-                      whole=(list(cfg.view_hide), price_table(cfg.prices) if cfg.prices else None))
+                      whole=(list(cfg.view_hide), table if cfg.prices else None))
     except (OSError, ConfigError) as exc:
         not_kept(storage, exc)
     except KeyboardInterrupt:  # after the pass line the command keeps the pass's status (trial 7)

@@ -43,3 +43,15 @@ def test_an_override_that_keeps_the_tier_or_no_override_says_nothing(corpus, tmp
         p = asz_in_process("usage", *conf, "--root", str(root))
         assert p.returncode == 0, p.stderr
         assert not _warnings(p.stderr), p.stderr
+
+
+def test_the_rows_a_collect_keeps_warn_once(corpus, tmp_path):
+    """The list rows ``asz collect --once`` keeps after its pass read the configuration's prices once: one warning a
+    dropped tier (reread1: the rows' table and the whole build's were each read, so the line came twice)."""
+    projects, _ = corpus
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text(f"prices:\n  claude-sonnet-4-5: {DISCOUNT}\n")
+    p = asz_in_process("collect", "--once", "--source", str(projects), "--root", str(tmp_path / "root"), "--config", str(cfg))
+    assert p.returncode == 0, p.stderr
+    said = _warnings(p.stderr)
+    assert len(said) == 1 and "prices.claude-sonnet-4-5" in said[0], p.stderr
