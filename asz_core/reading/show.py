@@ -103,7 +103,7 @@ def record_place(session_dir: Path, ident: str) -> tuple[int, int, int | None] |
     row = int(m["row"]) if m["row"] is not None else int(m["line"]) - 1
     for ln, path in landed_files(session_dir):
         rel = path.relative_to(session_dir).as_posix()
-        if want in (f"{session_dir.name}/{rel}", rel, path.name) or f"/{session_dir.name}/{rel}".endswith(f"/{want}"):
+        if f"/{session_dir.name}/{rel}".endswith(f"/{want}"):  # from the root, the session's folder, or its name
             return ln.seq, row, None
     return None
 
