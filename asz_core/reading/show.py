@@ -41,6 +41,7 @@ seq (written again whole since it was parsed:
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from pathlib import Path
@@ -256,28 +257,25 @@ def shown_bytes(raw: bytes) -> str:
 
 
 def _escaped(text: str) -> str:
-    """:func:`shown_bytes` of ``text`` (bytes as ``surrogateescape`` decodes them): :data:`_BYTES_SHOWN` by
+    """:func:`shown_bytes` of ``text`` (bytes as ``surrogateescape`` decodes them): :func:`_bytes_shown`'s table by
     :func:`~asz_core.termsafe.translated`, one scan of the text."""
     from ..termsafe import translated
 
     return translated(text, _bytes_shown())
 
 
-#: :func:`shown_bytes`' table, made on first use (:data:`~asz_core.termsafe.HIDDEN` holds the tag plane): each
-#: character it writes as an escape, with that escape.
-_BYTES_SHOWN: dict[int, str] = {}
-
-
+@functools.cache
 def _bytes_shown() -> dict[int, str]:
-    """:data:`_BYTES_SHOWN`, made once; each later rule over the one before it, as :func:`shown_bytes` says them."""
-    if not _BYTES_SHOWN:
-        from ..termsafe import ESCAPED_IN_DATA, HIDDEN
+    """:func:`shown_bytes`' table, made on first use (:data:`~asz_core.termsafe.HIDDEN` holds the tag plane) and whole
+    before any reader gets it: each character it writes as an escape, with that escape; each later rule over the one
+    before it, as :func:`shown_bytes` says them."""
+    from ..termsafe import ESCAPED_IN_DATA, HIDDEN
 
-        _BYTES_SHOWN.update({c: f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}" for c in (*ESCAPED_IN_DATA, *HIDDEN)})
-        _BYTES_SHOWN.update({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)})
-        _BYTES_SHOWN.update({0x5C: "\\\\", 0x0A: "\\n", 0x09: "\\t"})
-        _BYTES_SHOWN.update({c: f"\\x{c - 0xDC00:02x}" for c in range(0xDC80, 0xDD00)})  # a byte not UTF-8 (surrogateescape)
-    return _BYTES_SHOWN
+    table = {c: f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}" for c in (*ESCAPED_IN_DATA, *HIDDEN)}
+    table.update({c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)})
+    table.update({0x5C: "\\\\", 0x0A: "\\n", 0x09: "\\t"})
+    table.update({c: f"\\x{c - 0xDC00:02x}" for c in range(0xDC80, 0xDD00)})  # a byte not UTF-8 (surrogateescape)
+    return table
 
 
 def unknown_lines(rec: Record, block: int | None = None, shown=lambda text: text) -> list[str]:
