@@ -73,7 +73,7 @@ from .landed_check import chain_problem, read_landed, read_unbound, verified_row
 from .listing import Filters, dialect_of
 from .search_meta import Meta
 from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, forget_conversation, one_writer, write_rows
-from .search_gaps import UNREAD, changed, gaps, known_prints, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
+from .search_gaps import UNREAD, changed, gaps, known_prints, said_beside, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
 from .search_labels import document_title, label_flags, label_row, withheld_by
 from .search_hits import (INDEX_DIFFERS, HitCheck, copies_kept, replay_rows, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
@@ -463,7 +463,6 @@ def conv_values(root: str | os.PathLike, conversation: str) -> tuple | None:
 # --------------------------------------------------------------------------- querying
 
 
-
 #: The order of ranked hits: best first (FTS5's bm25, to 9 decimals, as the conversations' relevance ties), then equal
 #: scores newest first, by the hit's own time, then its conversation's last activity (a hit with no time last), then
 #: conversation id and index order (trial 47d F8: 25 identical copies came in id order, the newest not first).
@@ -491,18 +490,14 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
     (:func:`~asz_core.reading.search_hits.with_senders`). Rows of records carrying a flag in ``hide`` are never
     matched; ``filters`` narrow by the conversation's project, models and dialect and by the hit's own time (or its
     conversation's whole range, for a hit with no time). A hit is served only while its landed file still verifies (its closing line binds its bytes, :func:`~asz_core.reading.landed_check.file_problem`):
-    the index is derived, and text indexed from a file damaged since is not
-    evidence. Such hits are left out; ``unverified``, when given, gets
-    ``file -> problem`` for each file whose hits were, and ``held``, when given,
-    ``file -> how many hits`` the whole query (with the same filters) matches in
-    each file that does not verify: then every such file the query matches is
-    found, not only those of the hits returned (a stat per landed file the index
-    read, :func:`~asz_core.reading.search_hits.held_in`), and ``unverified`` names them
-    all. ``matched``, when given, gets ``hits``: how many texts the whole
-    query (with the same filters) matches when ``offset + limit`` of them were found
-    (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than
-    :data:`COUNT_LIMIT` is said as that), hits of files that do not verify
-    included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
+    the index is derived, and text indexed from a file damaged since is not evidence. Such hits are left out;
+    ``unverified``, when given, gets ``file -> problem`` for each file whose hits were, and ``held``, when given,
+    ``file -> how many hits`` the whole query (with the same filters) matches in each file that does not verify: then
+    every such file the query matches is found, not only those of the hits returned (a stat per landed file the index
+    read, :func:`~asz_core.reading.search_hits.held_in`), and ``unverified`` names them all. ``matched``, when given,
+    gets ``hits``: how many texts the whole query (with the same filters) matches when ``offset + limit`` of them were
+    found (else how many were), counted up to :data:`COUNT_LIMIT` + 1 (more than :data:`COUNT_LIMIT` is said as that),
+    hits of files that do not verify included. ``unsearched``, when given, gets what the index could not read of the conversations ``filters`` keep,
     whatever the words (:func:`~asz_core.reading.search_gaps.gaps`: a landed file missing, a conversation with no usable round);
     ``timeless`` the hits with no time a window left out (:func:`~asz_core.reading.search_hits.timeless_left_out`);
     ``excluded``, when given and the query found no hit (none held back) though it leaves something out (``-rf``,
@@ -539,8 +534,8 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
             rows = rows[max(0, int(offset)):]
             snippets = [shown_snippet(*snippet_of(con, match, query_terms(query), r[10], has_cjk(query)), stored_text(con, r[10]))
                         for r in rows]  # keys masked, a key the snippet's window cuts taken whole first
-            _beside(con, query, (match, hide, filters, kinds), (where, args), unsearched, timeless,
-                    None if rows or bad or differs or (held and any(held.values())) else excluded)
+            said_beside(con, query, (match, hide, filters, kinds), (where, args), unsearched, timeless,
+                        None if rows or bad or differs or (held and any(held.values())) else excluded, COUNT_LIMIT + 1)
         finally:
             con.close()
     except sqlite3.Error as exc:
@@ -551,22 +546,6 @@ def search(root: str | os.PathLike, query: str, *, hide: Sequence[str] = (), fil
         for file, rs in differs.items():
             unverified[file] = f"row{'s' if len(rs) > 1 else ''} {', '.join(map(str, sorted(rs)))}: {INDEX_DIFFERS}"
     return with_senders(Path(root), hit_dicts(rows, snippets, hide, check.notes))
-
-
-def _beside(con: sqlite3.Connection, query: str, asked: tuple, found: tuple, unsearched: list[dict] | None,
-            timeless: dict[str, int] | None, excluded: dict[str, Any] | None) -> None:
-    """What :func:`search` says beside its hits, each when asked for: ``unsearched``, ``timeless`` and ``excluded``
-    (None: it found hits) as :func:`search` describes them; ``asked``: ``(match, hide, filters, kinds)``, ``found``:
-    the query's ``(where, args)``. Raises sqlite3.Error."""
-    match, hide, filters, kinds = asked
-    if unsearched is not None:
-        unsearched.extend(gaps(con, filters))
-    if timeless is not None:
-        timeless.update(timeless_left_out(con, match, hide, filters or Filters(), kinds))
-    if excluded is not None:
-        texts, by = left_out_by(con, query, *found, COUNT_LIMIT + 1)
-        if texts:
-            excluded.update(texts=texts, by=[list(x) for x in by])
 
 
 def refresh(root: str | os.PathLike, err: Any = None, jobs: int = 1,

@@ -34,14 +34,15 @@ import os
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 from ..storage.filekey import stat_key
 from ..storage.layout import holding_dirs, open_index_file, parse_landed_name, rounds_dir
 from ..view.rows import newest_round, read_head
 from .listing import Filters
-from .search_hits import conv_where
+from .search_hits import conv_where, left_out_by, timeless_left_out
 
-__all__ = ["GAP_SCHEMA", "UNREAD", "readable_again", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints",
+__all__ = ["GAP_SCHEMA", "UNREAD", "readable_again", "TOO_LARGE", "too_large_gap", "changed", "fingerprint", "missing_files", "no_round", "write_gaps", "gaps", "known_prints", "said_beside",
            "stat_text", "suspects"]
 
 GAP_SCHEMA = """
@@ -223,3 +224,20 @@ def gaps(con: sqlite3.Connection, f: Filters | None = None) -> list[dict]:
     return [{"conversation": c, "file": f, "problem": p}
             for c, f, p in con.execute(f"SELECT gap.conversation, gap.file, gap.problem FROM gap LEFT JOIN conv ON conv.id = gap.conversation "
                                        f"{kept} ORDER BY gap.file, gap.conversation", args)]
+
+
+def said_beside(con: sqlite3.Connection, query: str, asked: tuple, found: tuple, unsearched: list[dict] | None,
+                timeless: dict[str, int] | None, excluded: dict[str, Any] | None, cap: int) -> None:
+    """What :func:`~asz_core.reading.search.search` says beside its hits, each when asked for: ``unsearched``,
+    ``timeless`` and ``excluded`` (None: it found hits) as it describes them, ``excluded``'s texts counted up to
+    ``cap``; ``asked``: ``(match, hide, filters, kinds)``, ``found``: the query's ``(where, args)``. Raises
+    sqlite3.Error."""
+    match, hide, filters, kinds = asked
+    if unsearched is not None:
+        unsearched.extend(gaps(con, filters))
+    if timeless is not None:
+        timeless.update(timeless_left_out(con, match, hide, filters or Filters(), kinds))
+    if excluded is not None:
+        texts, by = left_out_by(con, query, *found, cap)
+        if texts:
+            excluded.update(texts=texts, by=[list(x) for x in by])
