@@ -15,6 +15,7 @@ from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manife
 from .export_said import (say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
 from .export_write import file_to, lines_written, said_path, stream_to, to_stdout, write_parts
+from .jobs import usage_error
 from ..storage.out_path import NotRegular
 from .out_named import refused
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
@@ -25,8 +26,8 @@ FILE_SUFFIXES = frozenset(f".{e}" for e in EXT.values())
 
 
 def _usage(message: str) -> typer.Exit:
-    typer.echo(f"asz export: {message}", err=True)
-    return typer.Exit(2)
+    """``asz export: MESSAGE`` on stderr; the exit (2) to raise (:func:`~asz_core.cli.jobs.usage_error`)."""
+    return usage_error("export", message)
 
 
 class Prose:

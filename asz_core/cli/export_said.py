@@ -318,9 +318,10 @@ def refuse_suffix(out: Path, fmt: str) -> None:
     ext, suffix = EXT[fmt], out.suffix.lower()
     other = next((f for f, e in EXT.items() if f".{e}" == suffix), None)
     if other is not None and suffix != f".{ext}":
-        typer.echo(f"asz export: --out {out}: one conversation as {fmt} goes into a .{ext} file, not one {out.suffix} "
-                   f"file (--format {other}'s); give --out FILE.{ext}, or --format {other}", err=True)
-        raise typer.Exit(2)
+        from .jobs import usage_error
+
+        raise usage_error("export", f"--out {out}: one conversation as {fmt} goes into a .{ext} file, not one "
+                                    f"{out.suffix} file (--format {other}'s); give --out FILE.{ext}, or --format {other}")
 
 
 def say_unread(cid: str, n: int, redacted: int = 0) -> None:
