@@ -71,17 +71,12 @@ class Whole:
         """Write the record a server's build of ``doc`` writes (:meth:`~asz_core.view.state.ViewState._build`, then
         :meth:`~asz_core.view.found_store.Doc.found_meta`): its summary as counted in a root (``counted_in``), its
         provider calls and usage per hour."""
-        from ..flow.round import round_file_name
-        from ..view.counted_in import summary_counted_in
         from ..view.found_store import found_meta
-        from ..view.usage_buckets import call_entries, usage_hours
+        from ..view.state import found_of
 
         st = self.state
-        head, summary = doc["head"], summary_counted_in(self.root, doc["summary"])
-        reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        calls = call_entries(doc, requests, metered, times)
-        meta = found_meta(reached, newest[2], summary["state"], summary, usage_hours(doc, calls), calls)
-        st.stored.write(conversation, st.hide, fp, st.prices, meta)
+        summary, reached, calls, hours = found_of(self.root, doc, requests, metered, times)
+        st.stored.write(conversation, st.hide, fp, st.prices, found_meta(reached, newest[2], summary["state"], summary, hours, calls))
 
     def _keep_tools(self, conversation: str, hide: Sequence[str], fp: str, value: tuple) -> None:
         """Keep ``value`` (``(state, calls, executions)``) as ``asz usage tools`` keeps what it read

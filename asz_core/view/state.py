@@ -377,17 +377,14 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
 
     def _build(self, conversation: str, hide: Sequence[str], newest: tuple, fp: tuple, *, count: bool = True) -> Doc:
         """Build one document (and note its verification state for the list); ``count`` adds it to :attr:`builds`."""
-        from ..flow.round import round_file_name
         from .document import ViewError, build_view
 
         try:  # what the build read goes with the document (Doc.read: the dict and the bound files' lines)
             doc = build_view(self.root, conversation, hide=list(hide), prices=self.prices, read=(read := {}), requests=(requests := {}), credits=(metered := []), times=(times := {}))
         except ViewError as exc:
             raise ApiError(404, str(exc)) from None
-        head, doc["summary"] = doc["head"], summary_counted_in(self.root, doc["summary"])  # 0, counted in ID (46a F5)
-        reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
-        calls = call_entries(doc, requests, metered, times)  # each call and credits part, keyed: /api/usage counts it once
-        hours, (summary, secrets, body) = usage_hours(doc, calls), served(doc, self.credentials, whole_texts(self, conversation, hide, read))
+        head, (doc["summary"], reached, calls, hours) = doc["head"], found_of(self.root, doc, requests, metered, times)
+        summary, secrets, body = served(doc, self.credentials, whole_texts(self, conversation, hide, read))
         d = Doc(reached, newest[2], body, summary["state"], list(doc["sessions"]), head["round"], fp,
                 summary=summary, hours=hours, read=(doc, read), secrets=secrets, calls=calls)
         self.keep_found(conversation, fp, hide, summary, hours, calls)
@@ -398,6 +395,20 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
     def gzipped(self, d: Doc) -> bytes:
         """The document's JSON compressed with gzip, made once per built document."""
         return d.once("gz", lambda: gzip.compress(d.body, compresslevel=5, mtime=0))
+
+
+def found_of(root: Path, doc: dict, requests: dict, metered: list, times: dict) -> tuple[dict, str, list, dict]:
+    """What a build of ``doc`` (:func:`~asz_core.view.document.build_view`, with its ``requests``, ``credits`` and
+    ``times``) found, as the server keeps it (:meth:`ViewState._build`, and a pass's whole build of a list row:
+    :mod:`asz_core.reading.kept_whole`): ``(summary, reached, calls, hours)``, its summary as counted in ``root``
+    (0, counted in ID: trial 46a F5), the round file it reached ('' without a digest), its provider calls and credits
+    keyed (:func:`~asz_core.view.usage_buckets.call_entries`: /api/usage counts each once) and its usage per hour."""
+    from ..flow.round import round_file_name
+
+    head = doc["head"]
+    reached = round_file_name(head["round"], head["digest"]) if head.get("digest") else ""
+    calls = call_entries(doc, requests, metered, times)
+    return summary_counted_in(root, doc["summary"]), reached, calls, usage_hours(doc, calls)
 
 
 def whole_texts(state: ViewState, conversation: str, hide: Sequence[str], kept: dict):
