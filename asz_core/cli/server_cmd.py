@@ -28,7 +28,7 @@ from typing import Optional
 
 import typer
 
-from ..config import Config, ConfigError, format_duration, load_config
+from ..config import Config, format_duration
 from ..termsafe import shell_word
 from .root_unusable import refuse_unusable, said_error
 
@@ -36,11 +36,10 @@ __all__ = ["register", "view", "server", "warn_if_exposed"]
 
 
 def _config(cmd: str, config: Optional[Path]) -> Config:
-    try:
-        return load_config(config)
-    except ConfigError as exc:
-        typer.echo(f"asz {cmd}: {exc}", err=True)
-        raise typer.Exit(2)
+    """``asz.yaml`` read for ``asz CMD`` (:func:`~asz_core.cli.configured.configuration`: exit 2 on a bad file)."""
+    from .configured import configuration
+
+    return configuration(config, f"asz {cmd}")
 
 
 def _prices(cfg: Config):
