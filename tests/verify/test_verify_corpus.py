@@ -48,11 +48,12 @@ CACHED = re.compile(r"(\d+) cached figure entries \(_index/summaries\.sqlite\) n
 def verdict(out: list[str], conversations: int) -> list[str]:
     """The verdict lines of ``asz verify`` (after its two ``checked`` lines), less the cached-figures line.
 
-    ``asz collect --once`` keeps each conversation it parsed as a list row and a usage summary, so plain verify
-    says it did not count those 2 × ``conversations`` entries again (docs/verify.md); that line comes first.
+    ``asz collect --once`` keeps each conversation it parsed as a list row, a usage summary and its tool calls (since
+    154a4213), so plain verify says it did not count those 3 × ``conversations`` entries again (docs/verify.md); that
+    line comes first.
     """
     m = CACHED.match(out[2]) if len(out) > 2 else None
-    assert m is not None and int(m.group(1)) == 2 * conversations, out
+    assert m is not None and int(m.group(1)) == 3 * conversations, out
     return out[3:]
 
 
