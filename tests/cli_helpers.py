@@ -248,12 +248,14 @@ def collect_transcript(base: Path, project: str, session: str, data: bytes) -> P
     return root
 
 
-def rotated_source(tmp_path: Path, transcript: Path) -> dict:
-    """A live log rotated after it landed (trial 19): ``transcript``'s first 60 lines written to
-    ``tmp_path/projects/-p/<name>`` and collected into ``tmp_path/root``; then the file renamed to ``<name>.1`` and a
-    new one started in its place with the lines after them, fewer bytes than landed; one more ``collect --once``
-    finds it in conflict (asserted). Skips when ``transcript`` is absent. Returns ``{src, root, file, landed, size}``
-    (``landed``: bytes landed, ``size``: the new file's)."""
+#: The environment of a collect that never reads the machine's own Claude Code home.
+AWAY_HOME = {"CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", "XDG_CONFIG_HOME": None}
+
+
+def landed_first_lines(tmp_path: Path, transcript: Path, n: int) -> tuple[Path, Path, Path, list[bytes]]:
+    """``transcript``'s first ``n`` lines written to ``tmp_path/projects/-p/<name>`` and collected into
+    ``tmp_path/root`` by a real ``asz collect --once`` (asserted to exit 0), away from the machine's own home. Skips
+    when ``transcript`` is absent. Returns ``(src, root, the live file, every line of transcript)``."""
     import pytest
 
     if not transcript.is_file():
@@ -262,9 +264,19 @@ def rotated_source(tmp_path: Path, transcript: Path) -> dict:
     f = src / "-p" / transcript.name
     f.parent.mkdir(parents=True)
     lines = transcript.read_bytes().splitlines(keepends=True)
-    f.write_bytes(b"".join(lines[:60]))
-    away = {"CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", "XDG_CONFIG_HOME": None}  # never the machine's own
-    assert asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), env=away).returncode == 0
+    f.write_bytes(b"".join(lines[:n]))
+    assert asz_in_process("collect", "--once", "--source", str(src), "--root", str(root), env=AWAY_HOME).returncode == 0
+    return src, root, f, lines
+
+
+def rotated_source(tmp_path: Path, transcript: Path) -> dict:
+    """A live log rotated after it landed (trial 19): ``transcript``'s first 60 lines written to
+    ``tmp_path/projects/-p/<name>`` and collected into ``tmp_path/root``; then the file renamed to ``<name>.1`` and a
+    new one started in its place with the lines after them, fewer bytes than landed; one more ``collect --once``
+    finds it in conflict (asserted). Skips when ``transcript`` is absent. Returns ``{src, root, file, landed, size}``
+    (``landed``: bytes landed, ``size``: the new file's)."""
+    src, root, f, lines = landed_first_lines(tmp_path, transcript, 60)
+    away = AWAY_HOME
     landed = f.stat().st_size
     f.rename(f.with_name(f.name + ".1"))
     later = b""

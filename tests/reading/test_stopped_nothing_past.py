@@ -15,14 +15,11 @@ import shutil
 import sys
 from pathlib import Path
 
-import pytest
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from cli_helpers import asz_in_process  # noqa: E402
+from cli_helpers import AWAY_HOME as AWAY, asz_in_process, landed_first_lines  # noqa: E402
 
 SID = "5c0375b4-57a5-4f26-b12d-d022ee4e51b7"
-AWAY = {"CLAUDE_CONFIG_DIR": "/nonexistent-claude-home", "XDG_CONFIG_HOME": None}
 NOTHING = "the source holds nothing past that now, so no line of it is left out of a figure"
 PAST = "lines it holds past those are in no figure"
 
@@ -38,14 +35,7 @@ def _run(*args: str):
 
 def test_a_conflict_holding_nothing_past_what_landed_makes_no_answer_incomplete(corpus_dir, tmp_path):
     f = corpus_dir / "claude-code" / "projects" / "-home-user-sample-project" / f"{SID}.jsonl"
-    if not f.is_file():
-        pytest.skip(f"{f} is absent")
-    src, root = tmp_path / "projects", tmp_path / "root"
-    live = src / "-p" / f.name
-    live.parent.mkdir(parents=True)
-    lines = f.read_bytes().splitlines(keepends=True)
-    live.write_bytes(b"".join(lines[:50]))
-    assert _run("collect", "--once", "--source", str(src), "--root", str(root)).returncode == 0
+    src, root, live, lines = landed_first_lines(tmp_path, f, 50)
     live.write_bytes(b"")
     out = _run("collect", "--once", "--source", str(src), "--root", str(root)).stdout
     assert " conflicts=1 " in out, out
