@@ -293,7 +293,9 @@ def show(
     (REASON): B bytes as kept, …``, then the bytes on one line, indented two spaces, UTF-8 as its characters and
     each byte that is not UTF-8 as ``\\xNN``, a backslash as ``\\\\``, a newline ``\\n``, a tab ``\\t``,
     another control ``\\xNN`` and a character that could steer a terminal or draws as nothing ``\\uNNNN``,
-    so that every byte can be read back), except that control characters, C1 and bidi overrides
+    so that every byte can be read back; under a record whose part lost the runtime's structured copy to land, a line
+    naming each object with its own size and digest, ``part 0 (result): result too large to land: text N bytes (its
+    sha256 not recorded); the runtime's structured copy M bytes, sha256 …``), except that control characters, C1 and bidi overrides
     are written as JSON escapes (``\\u001b``, ``\\u0085``, ``\\u202e``: the
     same value, nothing that steers the terminal); a record carrying a flag view.hide names keeps its
     envelope and flags, its parts lose their text (docs/view.md, Withholding). A file whose
@@ -356,11 +358,12 @@ def _print_hit(root: Path, path: Path, row: int, rec, hide, marks: list[str], re
 
 
 def _unknown_bytes(rec, block: int | None, marks: list[str], redact: bool, withheld: bool) -> None:
-    """Print the bytes of ``rec``'s unknown parts (the one ``block`` names, when given) under it, none of a record
+    """Print the bytes of ``rec``'s unknown parts (the one ``block`` names, when given) under it, and the words of each
+    part that lost the runtime's structured copy to land (:func:`~asz_core.reading.show.taken_lines`), none of a record
     ``withheld`` (:func:`~asz_core.reading.show.unknown_lines`; trial 47c F3), masked with ``--redact``; their
     credentials counted into ``marks`` for a part kept as base64 (the record's line showed them to no one), apart
     for one kept as its string (the record's line counted them already)."""
-    from ..reading.show import unknown_lines
+    from ..reading.show import taken_lines, unknown_lines
     from ..reading.termtext import visible
     from ..view.secret_forms import Masker
 
@@ -369,6 +372,8 @@ def _unknown_bytes(rec, block: int | None, marks: list[str], redact: bool, withh
     coded = any(p.k == "unknown" and p.encoding == "base64" for p in rec.parts)
     for text in unknown_lines(rec, block, Masker(redact, marks if coded else []).text):
         typer.echo(visible(text))
+    for text in taken_lines(rec, block):  # each size beside its own object's digest (trial 47d F7)
+        typer.echo(text)
 
 
 def _is_execution(path: Path) -> bool:

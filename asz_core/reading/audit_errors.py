@@ -51,14 +51,15 @@ def drawing_errors() -> bool:
     return drawn() >= ERRORS_RENDER
 
 
-def error_text(parts: Sequence[dict]) -> str:
+def error_text(parts: Sequence[dict], rec: Optional[dict] = None) -> str:
     """The text of an error, from the parts of its result or error record: the text parts joined with a newline (a
     part whose content is not in the root by its marker, :func:`~asz_core.reading.export_steps.part_marker`); else a
     result's data that is a string; else the ``error`` values the data parts hold, a string as it is and any other as
     JSON (Claude Code's ``system/api_error`` line: ``{"status":529,"error":{…}}``); else the data parts as JSON; else
-    the markers of parts whose content is not in the root (a Kiro ``displayError`` line after ``asz prune``)."""
+    the markers of parts whose content is not in the root (a Kiro ``displayError`` line after ``asz prune``). ``rec``,
+    the record of ``parts`` when given, lets a marker name the runtime's structured copy taken out (trial 47d F7)."""
     texts = [t for p in parts if p.get("k") in ("text", "result")
-             and (t := (p["text"] if isinstance(p.get("text"), str) else "") or part_marker(p))]
+             and (t := (p["text"] if isinstance(p.get("text"), str) else "") or part_marker(p, rec))]
     if not texts:
         texts = [p["data"] for p in parts if p.get("k") == "result" and isinstance(p.get("data"), str) and p["data"]]
     if not texts:
@@ -112,13 +113,13 @@ def error_words(error: dict) -> str:
     return f"{size:,} bytes, the first {size - away:,} written, {away:,} left out"
 
 
-def result_error(p: dict, status: str, mask: bool) -> tuple[Optional[dict], list[str]]:
+def result_error(p: dict, status: str, mask: bool, rec: Optional[dict] = None) -> tuple[Optional[dict], list[str]]:
     """``(error, unwritten)`` of a tool call's result part ``p`` whose ``status`` the audit read
     (:func:`~asz_core.reading.prose_audit.Audit`'s): when the call failed (``error``; render 11, trial 37b F5) its error's excerpt (:func:`_excerpt`, the fingerprints it shows as ``_gone``,
     counted where the call's line is written: :meth:`~asz_core.reading.prose_audit.Audit.arrange`) and those the cut took away; else None and every
     credential the result holds (the form leaves it out)."""
     if status == "error" and drawing_errors():
-        error, written, away = _excerpt(text := error_text([p]), mask)
+        error, written, away = _excerpt(text := error_text([p], rec), mask)
         return {**_gone([p], text, error), "_gone": written}, away
     return None, found_in(p.get("text") or p.get("data"))
 

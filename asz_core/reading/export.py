@@ -304,7 +304,8 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
             ref = nd.get("ref") or {}
             text = nd.get("text") or ""
             if text or cut and nd.get("result_state"):  # whole from the record, as a step's result is drawn (the document clips it)
-                text = (whole.get(repr(ref)) or text) + (f"\n[{taken_said(nd)}]" if cut and nd.get("result_taken") else "")
+                text = (whole.get(repr(ref)) or text) + (f"\n[{taken_said(nd)}]" if cut and nd.get("result_taken")
+                                                            and nd.get("result_state") == "truncated" else "")
             results.append((f"record {nd.get('id')} (seq {ref.get('seq')}, row {ref.get('row')})", text or "(no text)"))
         out.append((f"{u.get('id')} ({u.get('kind')}, {u.get('state')}): {u.get('reason') or 'no reason given'}", results))
     return out

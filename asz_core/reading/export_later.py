@@ -20,6 +20,11 @@ document as that asz wrote it (the key taken out, what it moved put back), byte 
   result made smaller to land or removed by retention. Without them in any entry of the copy, the root's entries are
   compared without them (nothing else moved).
 
+- ``result_taken``, ``result_taken_bytes`` and ``result_taken_said`` on a tool step (at any depth) or ``not_drawn[]``
+  entry whose ``result_state`` is too_large (session 48, fix48b; trial 47d F7): a result whose text went to land after
+  the runtime's structured copy, the copy's size and each size beside its own digest in words. Without them on any such
+  step or entry of the copy, the root's are compared without them (nothing else moved).
+
 Any other key the root's document holds and the copy lacks (or the copy holds and the root's document lacks) is named
 by its path as a key (:func:`key_differences`), never as a changed text: a key an asz unknown here wrote, or one
 taken out of or put into the copy.
@@ -38,7 +43,11 @@ __all__ = ["LATER_KEYS", "as_earlier", "key_differences"]
 LATER_KEYS = {"summary.calls_by_tool[].refused": "session 38, trial 38a F4; an earlier asz counted a refused call in failed",
               "talks[].children[].refused": "session 40; an earlier asz marked a refused tool step failed alone",
               "not_drawn[].result_state": "session 47, trial 47c F1; an earlier asz said nothing of a result whose call "
-                                          "never landed that was made smaller to land or removed"}
+                                          "never landed that was made smaller to land or removed",
+              "talks[].children[].result_taken": "session 48, trial 47d F7; an earlier asz gave a result too large to land "
+                                                 "no word of the runtime's structured copy taken out before its text"}
+#: The keys :data:`LATER_KEYS`' ``result_taken`` names on a result too large to land (:func:`_without_pair_keys`).
+_PAIR_KEYS = ("result_taken", "result_taken_bytes", "result_taken_said")
 #: The keys of a ``not_drawn`` entry :data:`LATER_KEYS` names (``result_state`` and the keys written with it).
 _CUT_KEYS = ("result_state", "result_bytes", "result_sha256", "result_taken", "result_taken_bytes", "result_text_sha256",
              "result_taken_said")
@@ -122,6 +131,19 @@ def _without_cut_keys(mine: dict, root: dict) -> list[str]:
             f"its {n} such entr{'y' if n == 1 else 'ies'} compared as that asz wrote them, without it"] if n else []
 
 
+def _without_pair_keys(mine: dict, root: dict) -> list[str]:
+    """Take :data:`_PAIR_KEYS` out of ``root``'s tool steps and ``not_drawn`` entries of a result too large to land
+    when no such step or entry of ``mine`` (the copy) holds ``result_taken``: the line saying so, [] when nothing was
+    taken out."""
+    def gone(doc: dict) -> list[dict]:
+        return [e for e in [*_steps(doc), *_not_drawn(doc)] if e.get("result_state") == "too_large"]
+
+    n = _taken_out(gone(mine), gone(root), "result_taken", _PAIR_KEYS)
+    return [f"the copy's results too large to land have no result_taken key, which a later asz added "
+            f"({LATER_KEYS['talks[].children[].result_taken']}): its {n} such result(s) compared as that asz wrote "
+            "them, without it"] if n else []
+
+
 def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     """``again`` (a json copy made again by this asz, as it writes it now) as the asz that wrote ``copy`` wrote it:
     each key of :data:`LATER_KEYS` the copy lacks taken out, with what it moved put back; ``(bytes, lines said)``,
@@ -131,7 +153,8 @@ def as_earlier(copy: bytes, again: bytes) -> tuple[bytes, list[str]]:
     mine, root = _doc(copy), _doc(again)
     if mine is None or root is None:
         return again, []
-    said = _without_step_key(mine, root) + _without_tool_refusals(mine, root) + _without_cut_keys(mine, root)
+    said = (_without_step_key(mine, root) + _without_tool_refusals(mine, root) + _without_pair_keys(mine, root)
+            + _without_cut_keys(mine, root))
     if not said:
         return again, []
     from ..view.render import to_json

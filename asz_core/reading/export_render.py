@@ -233,6 +233,15 @@ could hide behind it).
   of call/…, call/…``) in the order they are drawn, the talks' order then their place, where render 37 sorted them as
   text (``call/msg_t47_10, call/msg_t47_2``; fix47j, :data:`REPLAY_CALLS_RENDER`,
   :func:`~asz_core.view.replay_talks.replay_only`). A copy of render 37 or before is made again in that order.
+- render 39: md and html draw a tool result whose text went to land after the runtime's structured copy (Claude
+  Code's ``toolUseResult``; seed 000: data goes before text, so the part's ``bytes`` is its text's and its ``sha256``
+  the copy's, the copy's size in the record's ``dropped``) with each size beside its own object's digest, ``[too large
+  to land: text 3,228,902 bytes (its sha256 not recorded); the runtime's structured copy 3,273,970 bytes, sha256
+  8f59…]``, where render 38 drew ``[too large to land: 3,228,902 bytes, sha256 8f59…]``, the text's size beside the
+  copy's digest (trial 47d F7; :data:`PAIRED_RENDER`, :func:`~asz_core.reading.export_steps.part_marker`), and so
+  does the text form's error of such a failed call. A copy of render 38 or before is made again drawing as that
+  render did (:func:`drawn`). The json form's keys of such a result (``result_taken``, …) are a later key, not a render
+  (:mod:`~asz_core.reading.export_later`).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -259,10 +268,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 38
+RENDER = 39
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -329,6 +338,9 @@ LINKS_RENDER = 37
 #: The render from which a talk of copies alone lists the calls it copies in the order they are drawn, not as text
 #: (render 38: fix47j).
 REPLAY_CALLS_RENDER = 38
+#: The render from which md, html and the text form say a result's text and the runtime's structured copy, both too
+#: large to land, each with its own size and digest (render 39: trial 47d F7).
+PAIRED_RENDER = 39
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

@@ -15,7 +15,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
-from ..view.kinds import taken_said
+from ..view.kinds import copy_pair, copy_taken, taken_said
 from ..view.rate_words import ERROR_LABELS, LOST
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title
@@ -24,7 +24,7 @@ from ..view.titles import SHORT_FORM_KINDS, talk_headings
 from ..view.tool_tallies import refusal
 from .export_blocks import BLOCK_STEPS, read_blocks
 from .export_calls import calls_at, record_said, sidechain_said
-from .export_render import SUBAGENT_RENDER, drawn
+from .export_render import PAIRED_RENDER, SUBAGENT_RENDER, drawn
 from .termtext import md_line, plain
 
 __all__ = ["ASKED", "EMBEDDED", "LOST", "UNREAD_THINKING", "clipped", "cut_steps", "taken_said", "record_texts", "whole_texts", "masked_steps", "masked_document", "media_line", "Step", "part_marker", "steps",
@@ -91,17 +91,25 @@ def unverified_marker(f: dict) -> str:
 # (asz_core.view.rate_words).
 
 
-def part_marker(p: dict) -> str:
+def part_marker(p: dict, rec: dict | None = None) -> str:
     """``[too large to land: 30,000,005 bytes, sha256 3a55…]`` / ``[removed by retention: N bytes]`` for a part whose
     content is not in the root (``state`` too_large or removed, :data:`LOST`; ``bytes`` is the original's size, and a
     part too large to land gives the SHA-256 of what was taken out, 64 hex, to match another copy against: seed 000,
-    Too large to land; trial 24b F1), else ''."""
+    Too large to land; trial 24b F1), else ''. A part of record ``rec`` (given) whose text went after the runtime's
+    structured copy (:func:`~asz_core.view.kinds.copy_taken`) says each size beside its own object's digest from
+    render 39 (:data:`~asz_core.reading.export_render.PAIRED_RENDER`; trial 47d F7: the text's size beside the copy's
+    digest): ``[too large to land: text 3,228,902 bytes (its sha256 not recorded); the runtime's structured copy
+    3,273,970 bytes, sha256 8f59…]``."""
     why = LOST.get(p.get("state", ""))
     if why is None:
         return ""
     n = p.get("bytes")
-    said = [f"{n:,} bytes"] if isinstance(n, int) and not isinstance(n, bool) else []
     sha = p.get("sha256")
+    if rec is not None and p.get("state") == "too_large" and drawn() >= PAIRED_RENDER:
+        block = next((i for i, q in enumerate(rec.get("parts") or ()) if q is p), None)
+        if block is not None and (size := copy_taken(rec, block, p)) is not None:
+            return f"[{why}: {copy_pair(n, None, size, sha)}]"
+    said = [f"{n:,} bytes"] if isinstance(n, int) and not isinstance(n, bool) else []
     said += [f"sha256 {sha}"] if p.get("state") == "too_large" and isinstance(sha, str) and sha else []
     return f"[{why}: {', '.join(said)}]" if said else f"[{why}]"
 
@@ -166,11 +174,11 @@ def thinking_note(n: int, redacted: int = 0) -> str:
 UNREAD_MARK = "\ufdd0thinking\ufdd0"
 
 
-def _part_text(p: dict) -> str:
+def _part_text(p: dict, rec: dict | None = None) -> str:
     text = p.get("text", "")
     if not text and p.get("data") is not None:
         text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
-    return text or part_marker(p)
+    return text or part_marker(p, rec)
 
 
 def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "reasoning", "result", "call", "data")) -> str:
@@ -183,7 +191,7 @@ def _ref_text(recs: dict, ref: dict | None, kinds: tuple[str, ...] = ("text", "r
     parts = rec.get("parts", ())
     if r.block is not None:
         parts = [parts[r.block]] if 0 <= r.block < len(parts) else []
-    return "\n".join(t for t in (_part_text(p) for p in parts if p.get("k") in kinds) if t)
+    return "\n".join(t for t in (_part_text(p, rec) for p in parts if p.get("k") in kinds) if t)
 
 
 def _text_apart(recs: dict, ref: dict | None, s: dict, files: dict[int, str] | None = None) -> str:
@@ -405,7 +413,7 @@ def _tool_step(s: Step, n: dict, recs: dict, held, said_no=lambda result: False)
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
     s["refused"] = said_no(s["result"])
-    if n.get("result_taken") and s["result"]:  # said in its place, after the text kept whole (trial 40c F1)
+    if n.get("result_taken") and n.get("result_state") == "truncated" and s["result"]:  # after the text kept whole (40c F1)
         s["result"] += f"\n[{taken_said(n)}]"
 
 

@@ -297,7 +297,7 @@ class Audit:
                 out.append(call)
             elif k == "result":
                 self.left_out["tool_results"] += n
-                error, unwritten = result_error(p, _status(p, header.dialect), self.mask)  # a failed call's error (37b F5)
+                error, unwritten = result_error(p, _status(p, header.dialect), self.mask, rec)  # a failed call's error (37b F5)
                 self.unwritten += unwritten if n else []
                 if isinstance(p.get("of"), str):
                     self.results[p["of"]] = (p, header.dialect, _ms(rec), record_of({"file": file, "row": row}), error,

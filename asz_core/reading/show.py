@@ -301,5 +301,25 @@ def unknown_lines(rec: Record, block: int | None = None, shown=lambda text: text
     return out
 
 
+def taken_lines(rec: Record, block: int | None = None) -> list[str]:
+    """What ``asz show`` prints under a record of each of its parts (the one ``block`` names, when given) that lost the
+    runtime's structured copy to land (:func:`~asz_core.view.kinds.copy_taken`), each size beside its own object's
+    digest, as every reader says it (:func:`~asz_core.view.kinds.taken_said`; trial 47d F7: the record's ``bytes`` is
+    the text's, its ``sha256`` the copy's): ``part 0 (result): result too large to land: text 3,228,902 bytes (its
+    sha256 not recorded); the runtime's structured copy 3,273,970 bytes, sha256 8f59…``."""
+    from ..view.kinds import taken_keys
+
+    out = []
+    for i, p in enumerate(rec.parts):
+        if p.state not in ("too_large", "truncated") or block is not None and i != block:
+            continue
+        d = {"result_state": p.state, "result_bytes": p.bytes}
+        taken_keys({"dropped": rec.dropped}, i, {"k": p.k, "state": p.state, "text": p.text, "data": p.data,
+                                                "sha256": p.sha256}, d)
+        if d.get("result_taken_said"):
+            out.append(f"part {i} ({p.k}): {d['result_taken_said']}")
+    return out
+
+
 #: A run of bytes that are not UTF-8, as ``surrogateescape`` decodes them (kept apart from the text that is masked).
 _NOT_UTF8 = re.compile("([\udc80-\udcff]+)")

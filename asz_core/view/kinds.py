@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "cut_digest", "data_text", "taken_keys", "taken_said", "text_kept", "TAKEN_KEYS",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "copy_pair", "copy_taken", "cut_digest", "data_text", "taken_keys", "taken_said", "text_kept", "TAKEN_KEYS",
     "position",
 ]
 
@@ -101,40 +101,70 @@ def text_kept(p: dict) -> bool:
     return p.get("state") == "truncated" and p.get("k") == "result" and bool(p.get("text")) and p.get("data") is None
 
 
+def copy_taken(rec: dict, block: int, p: dict) -> int | None:
+    """The size in bytes of the runtime's structured copy taken out of part ``p`` (block ``block`` of record ``rec``)
+    to land, when its text stayed (:func:`text_kept`) or went after it (``state`` too_large and the record's
+    ``dropped`` saying the copy's size: data goes before text, so the part's ``bytes`` is its text's and its
+    ``sha256`` the copy's; trial 47d F7), from the record's ``dropped``; -1 for a text kept whole whose record does
+    not say the size (a root collected before asz said it); None for any other part."""
+    size = cut_data_bytes(rec.get("dropped"), block) if p.get("state") in CUT_STATES else None
+    if text_kept(p):
+        return -1 if size is None else size
+    return size if p.get("state") == "too_large" and p.get("data") is None else None
+
+
+def copy_pair(text_bytes, text_sha, copy_bytes, copy_sha) -> str:
+    """Each size beside its own object's digest, for a part whose text and the runtime's structured copy both went to
+    land (trial 47d F7: ``[too large to land: 3,228,902 bytes, sha256 8f59…]`` gave the text's size and the copy's
+    digest): ``text 3,228,902 bytes (its sha256 not recorded); the runtime's structured copy 3,273,970 bytes, sha256
+    8f59…`` (the record keeps one sha256, of what was taken out first: the copy's; seed 000, Too large to land)."""
+    text = (f"text {text_bytes:,} bytes" if isinstance(text_bytes, int) else "text")
+    text += f", sha256 {text_sha}" if text_sha else " (its sha256 not recorded)"
+    copy = "the runtime's structured copy" + (f" {copy_bytes:,} bytes" if isinstance(copy_bytes, int) else "")
+    return f"{text}; {copy}" + (f", sha256 {copy_sha}" if copy_sha else "")
+
+
 def taken_keys(rec: dict, block: int, p: dict, d: dict, key: str = "result") -> None:
-    """Add to a node's keys ``d``, for part ``p`` (block ``block`` of record ``rec``) that kept its text whole
-    (:func:`text_kept`): ``{key}_taken`` ``"data"`` (what was taken out: the runtime's structured copy),
+    """Add to a node's keys ``d``, for part ``p`` (block ``block`` of record ``rec``) that lost the runtime's
+    structured copy to land (:func:`copy_taken`): ``{key}_taken`` ``"data"`` (what was taken out: the runtime's
+    structured copy; ``{key}_state`` says whether the text stayed, truncated, or went too, too_large),
     ``{key}_taken_bytes`` (its size in bytes, compact JSON as landed, from the record's ``dropped``: absent in a root
-    collected before asz said it), ``{key}_text_sha256`` (the SHA-256 of the text kept, as UTF-8; absent for a text
-    holding a lone surrogate) and ``{key}_taken_said`` (:func:`taken_said` of them), after ``{key}_sha256``: the
-    SHA-256 of what was taken out (the data's for such a part; set for any part that carries one). Nothing more for
-    any other part."""
+    collected before asz said it), ``{key}_text_sha256`` (the SHA-256 of a text kept, as UTF-8; absent for a text
+    holding a lone surrogate or not kept, whose digest the record does not hold) and ``{key}_taken_said``
+    (:func:`taken_said` of them), after ``{key}_sha256``: the SHA-256 of what was taken out first (the copy's for such
+    a part; set for any part that carries one). Nothing more for any other part."""
     if p.get("sha256"):
         d[f"{key}_sha256"] = p["sha256"]
-    if not text_kept(p):
+    size = copy_taken(rec, block, p)
+    if size is None:
         return
-    from ..sessiondata.writer import text_sha256  # the writer is not loaded by every reader
-
     d[f"{key}_taken"] = RESULT_FROM_DATA
-    size = cut_data_bytes(rec.get("dropped"), block)
-    if size is not None:
+    if size >= 0:
         d[f"{key}_taken_bytes"] = size
-    try:
-        d[f"{key}_text_sha256"] = text_sha256(p["text"])
-    except UnicodeEncodeError:  # a lone surrogate the source escaped: no UTF-8 to hash
-        pass
+    if text_kept(p):
+        from ..sessiondata.writer import text_sha256  # the writer is not loaded by every reader
+
+        try:
+            d[f"{key}_text_sha256"] = text_sha256(p["text"])
+        except UnicodeEncodeError:  # a lone surrogate the source escaped: no UTF-8 to hash
+            pass
     d[f"{key}_taken_said"] = taken_said(d, key)  # the words, so the page prints them as they are (fix41b)
 
 
 def taken_said(n: dict, key: str = "result") -> str:
-    """What a node ``n`` whose ``key`` part kept its text whole and lost the runtime's structured copy to land says
-    (``{key}_taken``, :func:`taken_keys`; trial 40c F1): ``result text kept whole (4 bytes, sha256 a4c3…); not kept:
-    the runtime's structured copy (15,728,654 bytes, sha256 a623…), too large to land``; a size the record does not
-    say is said so. The one wording: the node's ``{key}_taken_said`` (the page prints it as it is), ``asz
-    conversation``'s cut steps and the exports' marker (:mod:`asz_core.reading.export_steps`)."""
+    """What a node ``n`` whose ``key`` part lost the runtime's structured copy to land says (``{key}_taken``,
+    :func:`taken_keys`; trial 40c F1): ``result text kept whole (4 bytes, sha256 a4c3…); not kept: the runtime's
+    structured copy (15,728,654 bytes, sha256 a623…), too large to land``; a size the record does not say is said so;
+    when the text went too (``{key}_state`` too_large), each size with its own object's digest (:func:`copy_pair`;
+    trial 47d F7): ``result too large to land: text 3,228,902 bytes (its sha256 not recorded); the runtime's
+    structured copy 3,273,970 bytes, sha256 8f59…``. The one wording: the node's ``{key}_taken_said`` (the page prints
+    it as it is), ``asz conversation``'s cut steps and the exports' marker (:mod:`asz_core.reading.export_steps`)."""
+    size = n.get(f"{key}_taken_bytes")
+    if n.get(f"{key}_state") == "too_large":
+        return (f"{key} too large to land: "
+                + copy_pair(n.get(f"{key}_bytes"), n.get(f"{key}_text_sha256"), size, n.get(f"{key}_sha256")))
     text = [f"{n[f'{key}_bytes']:,} bytes"] if isinstance(n.get(f"{key}_bytes"), int) else []
     text += [f"sha256 {n[f'{key}_text_sha256']}"] if n.get(f"{key}_text_sha256") else []
-    size = n.get(f"{key}_taken_bytes")
     data = [f"{size:,} bytes" if isinstance(size, int) else "its size not recorded by the asz that collected it"]
     data += [f"sha256 {n[f'{key}_sha256']}"] if n.get(f"{key}_sha256") else []
     return (f"{key} text kept whole ({', '.join(text)}); not kept: the runtime's structured copy ({', '.join(data)}),"

@@ -458,3 +458,37 @@ def readers_masked(planted: Path, tmp_path: Path, values, snippet: str, searched
         assert [v for v in values if v.encode() in body] == [] and [t for t in page_shown if t.encode() not in body] == []
     finally:
         s.stop()
+
+
+def collected_at_budget(base: Path, session: str, results: list[dict], call: tuple[str, dict] = ("Task", {"prompt": "do"}),
+                        budget: int = 1024) -> subprocess.CompletedProcess:
+    """A Claude Code transcript written to ``base/projects/-home-me-x/SESSION.jsonl`` (UTF-8 as written, as Claude
+    Code writes it): a prompt, a model reply calling tool ``toolu_5`` (``call``: its name and input), then one user
+    line per entry of ``results`` (``{"tool", "content", "copy"}`` and optionally ``"is_error"``: a ``tool_result``
+    for call ``tool`` and the runtime's structured copy, ``toolUseResult``), landed into ``base/root`` by the real
+    ``asz collect --once`` with ``max_delta_bytes`` ``budget`` (exit 0 asserted). Returns the collect's result."""
+    from cli_helpers import asz_in_process
+
+    proj = base / "projects" / "-home-me-x"
+    proj.mkdir(parents=True)
+    common = {"sessionId": session, "cwd": "/home/me/x", "version": "2.1.1", "userType": "external", "isSidechain": False}
+    lines = [
+        {**common, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-04-15T10:00:00.000Z",
+         "message": {"role": "user", "content": "run the subagent"}},
+        {**common, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-04-15T10:00:00.500Z",
+         "requestId": "req_1", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+                                           "content": [{"type": "tool_use", "id": "toolu_5", "name": call[0], "input": call[1]}],
+                                           "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 9}}},
+    ]
+    for i, r in enumerate(results, 2):
+        block = {"type": "tool_result", "tool_use_id": r["tool"], "content": r["content"],
+                 **({"is_error": True} if r.get("is_error") else {})}
+        lines.append({**common, "type": "user", "uuid": f"u{i}", "parentUuid": lines[-1]["uuid"],
+                      "timestamp": f"2026-04-15T10:00:{i - 1:02d}.000Z", "message": {"role": "user", "content": [block]},
+                      "toolUseResult": r["copy"]})
+    (proj / f"{session}.jsonl").write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in lines), encoding="utf-8")
+    (base / "asz.yaml").write_text(f"adapters:\n  - name: claude-code-local\n    collector:\n      max_delta_bytes: {budget}\n")
+    p = asz_in_process("collect", "--once", "--config", str(base / "asz.yaml"), "--source", str(base / "projects"),
+                       "--root", str(base / "root"), cwd=base, env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
+    assert p.returncode == 0, p.stderr
+    return p

@@ -15,6 +15,7 @@ import json
 from pathlib import Path
 
 from cli_helpers import asz_in_process
+from reading_helpers import collected_at_budget
 
 SESSION = "40c00000-0000-4000-8000-000000000001"
 TEXT = "done"  # what the model was given
@@ -29,24 +30,8 @@ def _asz(*args: str, base: Path):
 
 def _collected(base: Path) -> tuple[Path, bytes]:
     """Land the transcript; return the root and the structured copy's bytes as read back from the source line."""
+    p = collected_at_budget(base, SESSION, [{"tool": "toolu_5", "content": TEXT, "copy": DATA}])
     proj = base / "projects" / "-home-me-x"
-    proj.mkdir(parents=True)
-    common = {"sessionId": SESSION, "cwd": "/home/me/x", "version": "2.1.1", "userType": "external", "isSidechain": False}
-    lines = [
-        {**common, "type": "user", "uuid": "u1", "parentUuid": None, "timestamp": "2026-04-15T10:00:00.000Z",
-         "message": {"role": "user", "content": "run the subagent"}},
-        {**common, "type": "assistant", "uuid": "a1", "parentUuid": "u1", "timestamp": "2026-04-15T10:00:00.500Z",
-         "requestId": "req_1", "message": {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-                                           "content": [{"type": "tool_use", "id": "toolu_5", "name": "Task", "input": {"prompt": "do"}}],
-                                           "stop_reason": "tool_use", "usage": {"input_tokens": 3, "output_tokens": 9}}},
-        {**common, "type": "user", "uuid": "u2", "parentUuid": "a1", "timestamp": "2026-04-15T10:00:01.000Z",
-         "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_5", "content": TEXT}]},
-         "toolUseResult": DATA},
-    ]
-    (proj / f"{SESSION}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    (base / "asz.yaml").write_text("adapters:\n  - name: claude-code-local\n    collector:\n      max_delta_bytes: 1024\n")
-    p = _asz("collect", "--once", "--config", str(base / "asz.yaml"), "--source", str(base / "projects"),
-             "--root", str(base / "root"), base=base)
     source = json.loads((proj / f"{SESSION}.jsonl").read_bytes().splitlines()[2])["toolUseResult"]
     data = json.dumps(source, separators=(",", ":"), ensure_ascii=False).encode()
     assert f"sha256 {hashlib.sha256(data).hexdigest()} of its data" in p.stderr  # the collect warning, as before

@@ -2725,11 +2725,13 @@
       } else if (n.result_state === 'available' && n.result_bytes === 0) {
         det.append(h('div', { class: 'noout' }, '(no output)'));
       } else {
-        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : WORDS.no_result));
+        // its text and the structured copy both taken out: each size with its own digest, the server's words (trial 47d F7)
+        const gone = n.result_state === 'too_large' && n.result_taken_said ? '[' + n.result_taken_said + ']' : null;
+        det.append(h('div', { class: 'faint' }, n.result_state === 'omitted' ? 'withheld' : gone || (LOST[n.result_state] ? lostText(n.result_state, n.result_bytes, n.result_sha256) : n.result_state ? '(' + n.result_state + ')' : WORDS.no_result)));
       }
       const facts = [];
       // its text kept whole, the structured copy not (trial 40c F1): the server's words (kinds.taken_said), as the exports say them
-      if (n.result_taken_said) facts.push(['result state', n.result_taken_said]);
+      if (n.result_taken_said && n.result_state !== 'too_large') facts.push(['result state', n.result_taken_said]);
       else if (n.result_state) facts.push(['result state', n.result_state + (n.result_bytes !== undefined ? ' · ' + fmtBytes(n.result_bytes) : '')]);
       if (n.duration_ms !== undefined) facts.push(['tool run', num(n.duration_ms) + ' ms (its own start to end, as its runtime recorded them)']);
       if (n.request_to_result_ms !== undefined) facts.push(['request to result', num(n.request_to_result_ms) + ' ms (between the two records, not tool time)']);
