@@ -4,8 +4,10 @@ A pass still sending after ``ASZ_PROGRESS_AFTER`` seconds (default 5) says where
 every ``ASZ_PROGRESS_EVERY`` seconds (default 10), as collect, the search index and export do
 (:func:`~asz_core.reading.progress.line_seconds`): ``push: 120 of 912 file(s), 35.2 MB of 275.5 MB sent, 12 s``; once the
 files are sent and the metric points go (one request a conversation with new calls; trial 47d F3: the files' line
-was said twice, the same, while 14,327 points went), ``…; metric points: 6,020 sent, 120 of 283 conversation(s)
-looked at, 104 s`` (how many points a conversation holds is known only once it is read, so no total of them).
+was said twice, the same, while 14,327 points went), ``…; metric points: 6,020 sent (their total is known once every
+conversation is read), 120 of 283 conversation(s) looked at, 104 s`` (how many points a conversation holds is known
+only once it is read), then, every conversation read, ``…; metric points: 12,800 of 14,327 sent, 283 of 283
+conversation(s) looked at, 109 s`` (fix48b: the line gave no total and did not say why).
 :meth:`PushProgress.done_line` is ``asz push``'s last line when a line was said: what was sent and the whole wait.
 The figures are the pass's: the files and bytes it sent (its report's ``files`` and ``bytes``) of those due when it
 began (the landed files and rounds of the pass's outbox that push.state did not hold then, counted once, at the first
@@ -49,8 +51,10 @@ class PushProgress:
         from ..export.push import human_bytes
 
         looked = getattr(self.of, "metrics_of", None)  # set once the metric points go (export/metrics.py)
-        points = (f"; metric points: {rep.metrics:,} sent, {looked[0]:,} of {looked[1]:,} conversation(s) looked at"
-                  if looked else "")
+        total = getattr(self.of, "metrics_total", None)  # known once every conversation is read
+        sent = (f"{rep.metrics:,} of {total:,} sent" if total is not None
+                else f"{rep.metrics:,} sent (their total is known once every conversation is read)")
+        points = f"; metric points: {sent}, {looked[0]:,} of {looked[1]:,} conversation(s) looked at" if looked else ""
         print(f"push: {rep.files:,} of {files:,} file(s), {human_bytes(rep.bytes)} of {human_bytes(size)} sent{points}, "
               f"{now - self.started:.0f} s", file=self.err, flush=True)
         self.said = True

@@ -274,6 +274,8 @@ def send_metrics(p) -> None:
     shown = shown_names(c.name for c in cdirs)  # a held-back one named so it can be given back to asz verify
     waiting = _Waiting(p)
     p.metrics_of = [0, len(cdirs)]  # conversations looked at, of all: the progress line's (trial 47d F3)
+    # the points to send found so far, and their total once every conversation is read (None until then: fix48b)
+    p.metrics_found, p.metrics_total = 0, None
     poke = getattr(p.snd, "poke", None)  # a progress line due is said between requests too (transport.Poked)
     for cdir in cdirs:
         p.metrics_of[0] += 1
@@ -315,12 +317,15 @@ def send_metrics(p) -> None:
             p.problem(f"metrics of {cdir.name}: {type(exc).__name__}: {exc}")
             continue
         now_sent.update(head=head.path.name, executions_seq=_top_seq(sdir))
+        p.metrics_found += len(points)
         if not points:
             _write(sent_at, now_sent)
         elif not waiting.add(session, resource(p.service(session, _dialect(sdir)), p.instance, p.cfg.layer, p.root),
                              points, sent_at, now_sent):
             return
-    waiting.send()
+    p.metrics_total = p.metrics_found  # every conversation read: the progress line can say of how many
+    if waiting.send() and poke is not None:
+        poke()  # the last request's points counted as sent (its answer's poke came before)
 
 
 #: Why a session's metrics were not sent (:func:`metrics_held_why`), as the pass's note says it after the count.

@@ -19,8 +19,11 @@ import pytest
 
 from export_helpers import asz
 
-POINTS = re.compile(r"^push: [\d,]+ of [\d,]+ file\(s\), \S+ of \S+ sent; metric points: ([\d,]+) sent, ([\d,]+) of "
+POINTS = re.compile(r"^push: [\d,]+ of [\d,]+ file\(s\), \S+ of \S+ sent; metric points: (.+? sent(?: \(.*?\))?), ([\d,]+) of "
                     r"([\d,]+) conversation\(s\) looked at, \d+ s$")
+#: The same line before every conversation is read (the points' total not known yet), and after (fix48b: it gave no
+#: total and did not say why): ``6,020 sent (their total is known once every conversation is read)``, ``… of 14,327 sent``.
+SENT = re.compile(r"^([\d,]+)(?: of ([\d,]+))? sent( \(their total is known once every conversation is read\))?$")
 
 
 def _number(text: str) -> int:
@@ -50,8 +53,15 @@ def test_push_says_the_points_after_the_files_and_the_whole_wait(corpus_copy, tm
     assert summary, p.stdout
     files, metrics = int(summary.group(1)), int(summary.group(2))
     assert metrics > 0, p.stdout
-    said = [tuple(map(_number, m.groups())) for m in map(POINTS.match, p.stderr.splitlines()) if m]
-    assert said, p.stderr  # the points are said once the files are sent
+    lines = [m.groups() for m in map(POINTS.match, p.stderr.splitlines()) if m]
+    assert lines, p.stderr  # the points are said once the files are sent
+    sent = [SENT.match(x).groups() for x, _, _ in lines]
+    assert all((total is None) == bool(unknown) for _, total, unknown in sent), sent  # a total, or why there is none
+    # the total once known is every point the pass sends, and the last line (after the last request) says them all
+    assert {_number(total) for _, total, _ in sent if total} == {metrics} and sent[-1][:2] == (f"{metrics:,}",) * 2, sent
+    known = [total is not None for _, total, _ in sent]
+    assert known == sorted(known) and not known[0], sent  # not known while the conversations are read, then known
+    said = [(_number(x[0]), _number(n), _number(of)) for x, (_, n, of) in zip(sent, lines)]
     assert {of for _, _, of in said} == {conversations}
     assert [s for s, _, _ in said] == sorted(s for s, _, _ in said) and said[-1][0] <= metrics
     assert [n for _, n, _ in said] == sorted(n for _, n, _ in said) and said[-1][1] <= conversations
