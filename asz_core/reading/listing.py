@@ -98,7 +98,8 @@ def unpriced_line(models: Iterable[str], config_name: str = "asz.yaml") -> str:
 def replays_line(copies: int) -> str:
     """The line under a table whose calls folded ``copies`` (> 0, usage's ``replays_folded``) copies of a call another
     stream's file holds under a request id of its own (a sub-agent's or side question's file copying its parent's
-    response), each counted once with its call, where ccusage counts each again (trial 44a F3; docs/ccusage.md)."""
+    response), each counted once with its call, as ccusage 20 counts them and ccusage 18 did not (trial 44a F3, trial
+    48a F2; docs/ccusage.md)."""
     return f"{copies:,} {REPLAYS_SAID} ({REPLAYS_WHY}; --json: usage.replays_folded)"  # the page's words (rate_words)
 
 

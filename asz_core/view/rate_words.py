@@ -34,7 +34,10 @@ RATE_BILLED = ", below what was billed"
 #: Usage tab (app.js, ``#usage-replays``) join them so (close44: the tab did not say it).
 REPLAYS_SAID = ("copy(ies) of a call in a sub-agent's or side question's file under a new request id folded into the "
                 "call they copy, counted once")
-REPLAYS_WHY = "ccusage counts each again"
+#: ccusage 18.0.11 keys a call by message id and request id and counts each copy again; ccusage 20 (20.0.11, 20.0.20,
+#: 20.0.23 and 20.0.24 tried on field report 13's shape; ccusage pull request #1155) keeps the parent's line and
+#: folds the copy too (trial 48a F2: the line said ccusage counts each again, untrue of 20.0.24).
+REPLAYS_WHY = "as ccusage 20.0.11 to 20.0.24 count them; ccusage 18.0.11 counts each again"
 #: The line under a usage table of the calls whose record gave a 1-hour part above its cache writes
 #: (``cost.hour_above_whole_calls``), after ``N``: :func:`asz_core.reading.listing.hour_over_line` and the page's Usage
 #: tab (``#usage-hour-over``).

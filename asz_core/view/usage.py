@@ -290,7 +290,8 @@ def folded_copies(got: CallUsage, own: list[tuple], others: list[tuple]) -> Call
     """``got`` (a call's usage, read from ``own``, its ``(record, instant)`` pairs on its own stream) with
     :data:`REPLAY_KIND` counting the request ids of ``others`` (its copies in another stream's file) that none of
     ``own`` names: a sub-agent's or side question's file copying its parent's response under a new request id, folded
-    into the call (trial 43c F2), which ccusage counts again (trial 44a F3); ``got`` itself when none or no usage."""
+    into the call (trial 43c F2), as ccusage 20 does and ccusage 18 did not (trial 44a F3, 48a F2); ``got`` itself
+    when none or no usage."""
     if not others or got.usage is None:
         return got
     mine = {rec.get("request") for rec, _ in own if rec is not None}

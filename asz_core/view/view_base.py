@@ -188,7 +188,7 @@ class ViewBase(Companions):
         if got.usage is None and others:
             at = self.sess.record_and_time
             got = read_call([at(r) for r in refs], finished, lane)
-        got = folded_copies(got, pairs, others)  # copies under request ids of their own: ccusage counts each again
+        got = folded_copies(got, pairs, others)  # copies under request ids of their own: ccusage 18 counted each again
         unverified = self.sess.unverified
         if unverified and any(r.seq in unverified for r in refs):  # read from a file that does not verify: its model
             # is no fact (as its text and usage are held back), so no list, summary or cache names it: as if deleted

@@ -48,4 +48,5 @@ def test_a_replayed_copy_is_folded_and_said(tmp_path):
     assert got["usage"]["replays_folded"] == len(by_both) - len(by_message) == 1
     text = asz("usage", "--tz", "UTC", "--root", root).stdout
     assert "1 copy(ies) of a call in a sub-agent's or side question's file under a new request id folded into the call " \
-           "they copy, counted once (ccusage counts each again; --json: usage.replays_folded)" in text.splitlines()
+           "they copy, counted once (as ccusage 20.0.11 to 20.0.24 count them; ccusage 18.0.11 counts each again; --json: " \
+           "usage.replays_folded)" in text.splitlines()
