@@ -42,6 +42,7 @@ header, :func:`~asz_core.verify.names.name_problems` (re-exported here).
 from __future__ import annotations
 
 import os
+import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
@@ -132,14 +133,18 @@ def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None,
     state: dict[str, list] = {}
     chained: dict[str, tuple[int, list, dict]] = {}
     frames, listing = chain_readers()
+    chains = os.fspath(root / CONVERSATIONS)  # each chain folder's path joined to it as a string: no Path made a session
     for sdir in sdirs:
         state[os.fspath(sdir)] = session_file_problems(sdir, seen.marked)
-        d = root / CONVERSATIONS / sdir.name
-        if not d.is_dir() or d.is_symlink():  # a chain folder that is a link: chain_section names it, nothing read
+        d = os.path.join(chains, sdir.name)
+        try:
+            if not stat.S_ISDIR(os.lstat(d).st_mode):  # a chain folder that is a link: chain_section names it, nothing read
+                continue
+        except OSError:  # no chain
             continue
         report = ChainReport()
-        verify_chain(Chain.at(d), report, digests=digests, seen=seen, frames=frames, listing=listing)
-        chained[str(d)] = (report.rounds, report.problems, dict(seen.heads))
+        verify_chain(Chain(root, sdir.name), report, digests=digests, seen=seen, frames=frames, listing=listing)
+        chained[d] = (report.rounds, report.problems, dict(seen.heads))
         seen.heads.clear()
     return state, seen.marked, chained, seen.listed, seen.rounds
 
