@@ -441,6 +441,27 @@ def fixed_wording(text: str) -> bool:
     return text in INTERRUPT_NOTICES or text.removeprefix("Error: ") in REFUSED_WHOLE
 
 
+#: Claude Code's answer to a refused call, up to where the person's reason for the rejection begins (what follows
+#: is their words): the wording of Claude Code 2.0 (``… for the rejection: ``) and of later versions (``… the user
+#: said:`` and a new line), as the corpus and Claude Code's own rejection messages write them.
+REFUSED_LEADS = (REFUSED_RESULT + " The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to "
+                 "the file). The user provided the following reason for the rejection: ",
+                 REFUSED_RESULT + " The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to "
+                 "the file). To tell you how to proceed, the user said:\n")
+
+
+def fixed_prefix(text: str) -> str | None:
+    """The leading part of ``text`` that is Claude Code's own wording when the rest is not (``Adapter.fixed_prefix``):
+    an answer to a refused call that carries the person's reason keeps its fixed lead (:data:`REFUSED_LEADS`, after
+    an optional ``Error: ``), and one in a wording asz does not know keeps :data:`REFUSED_RESULT` alone, so the call
+    still reads refused once the reason went; None for any other text."""
+    body = text.removeprefix("Error: ")
+    lead = text[:len(text) - len(body)]
+    if not body.startswith(REFUSED_RESULT):
+        return None
+    return lead + next((w for w in REFUSED_LEADS if body.startswith(w)), REFUSED_RESULT)
+
+
 def fixed_notice(text: str) -> str | None:
     """``"interrupt"`` when ``text`` is one of :data:`INTERRUPT_NOTICES` whole, ``"refused"`` when it begins with
     :data:`REFUSED_RESULT` (after an optional ``Error: ``), else None (:meth:`Adapter.fixed_notice`)."""

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Mapping
 
 from asz_core import Adapter, Capabilities, Discovery, Record, Source, hookimpl
 
-from .blocks import content_shape, fixed_notice, fixed_wording, rates_stated
+from .blocks import content_shape, fixed_notice, fixed_prefix, fixed_wording, rates_stated
 from .convert import DIALECT, convert_record
 from .discover import discover
 from .flags import FLAG_RULES
@@ -173,6 +173,11 @@ class ClaudeCodeLocal(Adapter):
         """Claude Code's interrupt notices and its answer to a refused call with no reason, whole; see
         :func:`asz_adapters_claude.blocks.fixed_wording`."""
         return fixed_wording(text)
+
+    def fixed_prefix(self, dialect: str, text: str) -> str | None:
+        """The fixed lead of Claude Code's answer to a refused call that carries the person's reason; see
+        :func:`asz_adapters_claude.blocks.fixed_prefix`."""
+        return fixed_prefix(text)
 
     def prompt_title(self, dialect: str, text: str) -> str:
         """A typed prompt as the person typed it, read from Claude Code's markup (slash commands, bash-mode commands,

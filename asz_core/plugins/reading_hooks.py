@@ -258,6 +258,17 @@ class ReadingHooks:
         False)."""
         return False
 
+    def fixed_prefix(self, dialect: str, text: str) -> str | None:
+        """The leading part of ``text`` (a part's whole text, not :meth:`fixed_wording` whole) that is the runtime's
+        own fixed wording, when what follows is a person's or the model's words (Claude Code's answer to a refused call
+        followed by the person's reason for the rejection), else None. A skeleton keeps that lead and says the size
+        and SHA-256 of the rest, which retention takes (``asz prune``; docs/push.md, Retention and skeletons), so the
+        readers still read ``refused`` from it and say the reason was removed (trial 47a F1's other half: 32 of 256
+        refusals read failed after retention). Called by ``asz prune`` for each text and result part whose text is
+        not fixed wording whole, only when the adapter overrides this method. Default None; must not raise (an
+        exception, or an answer that is not a non-empty leading part of ``text``, keeps nothing)."""
+        return None
+
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False when a typed prompt of ``dialect`` is the runtime's own business rather than the work: a command with
         nothing typed beside it (Claude Code's ``/context``, ``/clear``, ``/model``), the runtime's caveat about such

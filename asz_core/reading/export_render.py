@@ -242,6 +242,12 @@ could hide behind it).
   does the text form's error of such a failed call. A copy of render 38 or before is made again drawing as that
   render did (:func:`drawn`). The json form's keys of such a result (``result_taken``, …) are a later key, not a render
   (:mod:`~asz_core.reading.export_later`).
+- render 40: a refused call whose skeleton keeps the runtime's fixed answer before the person's reason, which retention
+  took (``removed_bytes``, :meth:`asz_core.Adapter.fixed_prefix`; trial 47a F1's other half), reads ``refused`` (it
+  read failed), md, html and the JSON document draw the lead and ``[removed by retention: N bytes]`` after it
+  (:func:`~asz_core.view.rate_words.kept_text`), and the text form says ``reason: N bytes, removed by retention``
+  under the call (the ``--audit`` line's ``reason``). Only a skeleton this asz writes holds such a part, so a copy of
+  any render is made again with them (a copy made before ``asz prune`` is laid over the marker, as over any other).
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -271,7 +277,7 @@ import orjson
 __all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 39
+RENDER = 40
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

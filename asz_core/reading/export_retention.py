@@ -15,6 +15,7 @@ from typing import Optional
 import orjson
 
 from ..view.step_words import NOTICE_LABELS
+from .prose_audit import REASON_GONE
 
 __all__ = ["MARKER", "REMOVED_MARK", "HEADER_KEPT", "TRIES", "in_copy", "lines_said", "removed_blocks", "removed_lines",
            "retention_spans", "skeleton_of", "span_lines", "text_removed"]
@@ -90,11 +91,11 @@ def _line_key(x: dict, before: dict) -> tuple:
 
 def _read_from_text(a: dict, b: dict) -> tuple[str, ...]:
     """The keys of a line whose value is read from a text retention took (the root's line ``b`` says
-    :data:`REMOVED_MARK` there), () when it took none: ``text``, ``kind`` and an error step's ``error`` (its size)
-    where its ``text`` went; a failed call's ``error`` (render 11) where its result's text went; and with either a
-    tool call's ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
+    :data:`REMOVED_MARK` there), () when it took none: ``text``, ``kind``, an error step's ``error`` where its ``text``
+    went; a failed call's ``error`` (render 11), a refused call's ``reason``, where they went; and with either a tool
+    call's ``status`` ``refused`` (read from its result's text: the failed flag alone, ``error``, stays)."""
     out = ("text", "kind", "error") if REMOVED_MARK in str(b.get("text")) else ()
-    out += ("error",) if REMOVED_MARK in str(b.get("error")) and not out else ()
+    out += tuple(k for k in ("error", "reason") if k not in out and REMOVED_MARK in str(b.get(k)))  # reason: 47a F1
     return out + (("status",) if out and {a.get("status"), b.get("status")} <= {"error", "refused"} else ())
 
 
@@ -464,6 +465,7 @@ def _text_kept(a: dict, b: Optional[dict], places: set) -> bool:
     theirs = b["text"]
     if b"refused" in a["rest"] and b"error" in b["rest"]:  # a refusal read from its result's text, which went: the
         theirs = _REFUSED_GONE.sub(b"", theirs)  # root's error section (render 11) stands for that text alone
+    theirs = theirs if b"refused" not in b["rest"] or REASON_GONE.search(a["text"]) else REASON_GONE.sub(b"", theirs)
     return (a["kind"] == b["kind"] or b["kind"] == b"removed") and rest[0] == rest[1] \
         and retention_spans(_media_kept(a["text"], theirs), theirs) is not None
 

@@ -16,7 +16,7 @@ from ..sessiondata import SDError, SDReader
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
 from ..view.kinds import copy_pair, copy_taken, taken_said
-from ..view.rate_words import ERROR_LABELS, LOST
+from ..view.rate_words import ERROR_LABELS, LOST, kept_text
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title
 from ..view.secret_forms import Masker, masked_cut
@@ -175,7 +175,7 @@ UNREAD_MARK = "\ufdd0thinking\ufdd0"
 
 
 def _part_text(p: dict, rec: dict | None = None) -> str:
-    text = p.get("text", "")
+    text = kept_text(p)  # a refusal's fixed answer a skeleton kept, the reason's marker after it
     if not text and p.get("data") is not None:
         text = orjson.dumps(p["data"], default=str, option=orjson.OPT_INDENT_2).decode("utf-8")
     return text or part_marker(p, rec)

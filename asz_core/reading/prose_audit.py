@@ -47,11 +47,13 @@ so a subagent's lines follow the tool call that started it. A line's time and it
 from __future__ import annotations
 
 import heapq
+import re
 from typing import Any, Callable, Iterable, Optional, Sequence
 
 
 from ..sessiondata.model import Header, is_member_part
 from ..sessiondata.times import parse_instant
+from ..view.rate_words import LOST, removed_rest
 from ..view.placing import INPUT_FIELDS, PAIRS, call_prompts, call_summary, folded_at, one_line, position, walk
 from ..view.secret_forms import found_in, masked_cut
 from ..view.step_words import fixed_notice
@@ -133,6 +135,19 @@ def _status(result: Optional[dict], dialect: str) -> str:
     if isinstance(text, str) and fixed_notice(text, dialect) == "refused":
         return "refused"
     return "error" if result.get("failed") is True else "ok"
+
+
+def reason_removed(n: int) -> str:
+    """A refused call's ``reason`` when retention took the person's reason for the rejection after the runtime's
+    fixed answer its skeleton keeps (:func:`~asz_core.view.rate_words.removed_rest`; trial 47a F1's other half):
+    ``98 bytes, removed by retention``, the text form's ``reason:`` line (the last of its call's block,
+    :data:`REASON_GONE`)."""
+    return f"{n:,} bytes, {LOST['removed']}"
+
+
+#: The text form's ``reason:`` line of :func:`reason_removed`, at the end of its call's block (the text a copy made
+#: before ``asz prune`` lacks: :func:`~asz_core.reading.export_retention.text_removed`).
+REASON_GONE = re.compile(rb"\nreason: [0-9,]+ bytes, " + re.escape(LOST["removed"].encode()) + rb"\Z")
 
 
 def execution_audit_line(conversation: str, files: dict[int, str], e: dict, said: str) -> dict:
@@ -416,10 +431,7 @@ class Audit:
         for call in self.calls:
             got = self.results.get(call.pop("_id", None) or "")
             call["status"] = _call_status(self, got)
-            if call["status"] == "error" and got is not None and got[4] is not None:  # its error, bounded (37b F5)
-                error = dict(got[4])
-                call["_gone"] = [*call.get("_gone", ()), *error.pop("_gone")]
-                call["error"] = error
+            _result_said(call, got)
         keyed = [list(timed(lines, i)) for i, lines in enumerate([*streams, self.unjoined, late])]
         got = [line for _, _, _, line in heapq.merge(*keyed)]
         if self.window is not None:
@@ -450,6 +462,18 @@ class Audit:
                 "left_out": {"places": n, "credentials": len(left), "not_written": len(left - said)}, **coverage()}
 
 
+def _result_said(line: dict, got: Optional[tuple]) -> None:
+    """A tool call's (or a late result's) line's ``error`` when its result failed (its text bounded, 37b F5), or its
+    ``reason`` when it was refused and retention took the person's reason for it (:func:`reason_removed`); ``got``:
+    its result's entry of ``Audit.results`` (None: no result)."""
+    if got is not None and line["status"] == "error" and got[4] is not None:
+        error = dict(got[4])
+        line["_gone"] = [*line.get("_gone", ()), *error.pop("_gone")]
+        line["error"] = error
+    elif got is not None and line["status"] == "refused" and (n := removed_rest(got[0])) is not None:
+        line["reason"] = reason_removed(n)
+
+
 def _answered_late(audit: "Audit") -> list[dict]:
     """``audit``'s ``--in-range-only`` lines (render 14; trial 39a F2: a call made before the window whose failing result came inside
     it was in no day's audit): a line for each result inside the window whose call lies before it, by time,
@@ -469,10 +493,7 @@ def _answered_late(audit: "Audit") -> list[dict]:
         line = {"conversation": audit.conversation, "stream": call["stream"], "role": "tool", "ts": ts or instant(at),
                 "text": call["text"], "file": file, "row": row, "kind": "tool_result", "tool": call["tool"],
                 "status": _status(*got[:2]), "call_ts": call["ts"], "_gone": list(call.get("_gone", ()))}
-        if line["status"] == "error" and got[4] is not None:
-            error = dict(got[4])
-            line["_gone"] += error.pop("_gone")
-            line["error"] = error
+        _result_said(line, got)
         out.append(line)
     return sorted(out, key=lambda x: _ms({"time": x["ts"]}) or 0)
 

@@ -242,6 +242,8 @@ def _turn(line: dict) -> list[str]:
     out.append(quoted(line.get("text") or ""))
     if error is not None and line.get("kind") in ("tool_call", "tool_result"):  # its error text, bounded (37b F5)
         out += [md_line(f"error: {error_words(error)}"), quoted(error.get("text") or "")]
+    if isinstance(line.get("reason"), str):  # a refusal whose reason retention took (trial 47a F1's other half)
+        out.append(md_line(f"reason: {line['reason']}"))
     out += [md_line(f"executed: {x}") for x in line.get("executed") or ()]
     return out
 

@@ -292,15 +292,21 @@ def metered_data(dialect: str, data) -> object:
     return None if a is None else a.metered_data(dialect, data)
 
 
-def fixed_wording(dialect: str, text: str) -> bool:
-    """Whether ``text`` is, whole, the runtime's fixed wording the adapter of ``dialect`` reads a notice from, which a
-    skeleton keeps (:meth:`asz_core.Adapter.fixed_wording`: Claude Code's interrupt notice, its answer to a refused
-    call with no reason; trial 47a F1, F2); False when no adapter speaks the dialect or it does not override the
-    method. Raises what the adapter's method raises (the skeleton's writer then keeps nothing of that part)."""
+def fixed_wording(dialect: str, text: str) -> str | None:
+    """What of ``text`` a skeleton keeps as the runtime's fixed wording, read by the adapter of ``dialect``: ``text``
+    whole when it is all fixed wording (:meth:`asz_core.Adapter.fixed_wording`: Claude Code's interrupt notice, its
+    answer to a refused call with no reason; trial 47a F1, F2), else its fixed lead when what follows is someone's
+    words (:meth:`asz_core.Adapter.fixed_prefix`: that answer before the person's reason), else None (also when no
+    adapter speaks the dialect or it overrides neither method). Raises what the adapter's methods raise (the
+    skeleton's writer then keeps nothing of that part)."""
     from ..plugins.manager import adapter_overriding
 
     a = adapter_overriding(dialect, "fixed_wording")
-    return a is not None and a.fixed_wording(dialect, text) is True
+    if a is not None and a.fixed_wording(dialect, text) is True:
+        return text
+    a = adapter_overriding(dialect, "fixed_prefix")
+    lead = a.fixed_prefix(dialect, text) if a is not None else None
+    return lead if isinstance(lead, str) and lead and text.startswith(lead) else None
 
 
 def _remove_session(root: Path, plan: SessionPlan, state: PushState, owner: str) -> int:

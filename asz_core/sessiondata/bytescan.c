@@ -3469,6 +3469,11 @@ static int dn_tool_keys(PyObject *const *ctx, PyObject *n, PyObject *d) {
         int cut = state == NULL ? 0 : PySet_Contains(ctx[DC_CUT_STATES], state);
         if (cut < 0)
             return -1;
+        if (!cut && state != NULL && PyUnicode_CheckExact(state) && PyUnicode_CompareWithASCIIString(state, "removed") == 0) {
+            cut = PyDict_GetItemWithError(d, s_result) != NULL; /* a skeleton's result keeping its runtime's fixed */
+            if (!cut && PyErr_Occurred())                        /* wording: the Python draws it (kept_text) */
+                return -1;
+        }
         if (!cut)
             return 0;
         PyObject *keys = PyDict_Keys(d); /* the keys it added, taken back: the Python adds the result's sha256 */

@@ -30,7 +30,13 @@ built from and none of the content:
   Claude Code's interrupt notice, its answer to a refused call with no
   reason) keeps that text, its state still ``removed`` (trial 47a F1, F2:
   the readers read ``interrupt`` and ``refused`` from it, and without it
-  12 refused calls of a day read failed);
+  12 refused calls of a day read failed); one whose text begins with such
+  a wording followed by someone's words (:meth:`asz_core.Adapter.fixed_prefix`:
+  that answer before the person's reason for the rejection) keeps the
+  wording alone in ``text``, and says what went after it: ``removed_bytes``
+  (its size, UTF-8) and ``sha256`` (its SHA-256), as a part made smaller to
+  land says what was taken out (trial 47a F1's other half: 32 of 256
+  refusals read failed);
 - its own closing line.
 """
 
@@ -113,11 +119,11 @@ def _kept_data(value: Any) -> Any:
 
 
 def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None,
-          fixed: Optional[Callable[[str], bool]] = None) -> dict:
+          fixed: Optional[Callable[[str], Any]] = None) -> dict:
     """A part of a landed record as its skeleton keeps it; ``keep``: what of a data part that decodes and is none of
     :func:`_kept_data`'s the adapter keeps for its usage figures (:meth:`asz_core.Adapter.metered_data`); ``fixed``:
-    whether a text or result part's whole text is its runtime's fixed wording, kept
-    (:meth:`asz_core.Adapter.fixed_wording`)."""
+    what leading part of a text or result part's text is its runtime's fixed wording, kept (the whole text or a
+    lead: :func:`_said_fixed`)."""
     members = object_members(line, start)
     keys = {k: (b, e) for k, b, e in members}
     val = lambda k: orjson.loads(line[keys[k][0]:keys[k][1]])  # noqa: E731
@@ -141,9 +147,10 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None,
         if (kept is None or metered) and not sha and kind == "data":
             sha = hashlib.sha256(raw).hexdigest()  # the data as the writer landed it (a body piece's identity)
     state = val("state") if "state" in keys else "available"
-    words = val("text") if fixed is not None and kind in ("text", "result") and "text" in keys and state == "available" else None
-    if not (isinstance(words, str) and words and _said_fixed(fixed, words)):
-        words = None
+    whole = val("text") if fixed is not None and kind in ("text", "result") and "text" in keys and state == "available" else None
+    words = _said_fixed(fixed, whole) if isinstance(whole, str) and whole and not sha else None
+    if words is not None and words != whole and kind != "result":
+        words = None  # a lead is kept of a runtime's answer to a call alone, never of a turn someone wrote
     for k, _, _ in members:
         if k == "k" or k == "bytes" or k == "failed":
             out[k] = val(k)
@@ -154,25 +161,33 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None,
         elif k == "data" and kept is not None:
             out["data"] = kept
         elif k == "text" and words is not None:
-            out["text"] = words  # the runtime's fixed wording, whole (trial 47a F1)
+            out["text"] = words  # the runtime's fixed wording, whole or its lead (trial 47a F1)
         elif k == "state":
             out["state"] = "too_large" if state == "too_large" else "removed"
     out.setdefault("state", "too_large" if state == "too_large" else "removed")
+    if words is not None and words != whole:  # what went after the kept lead: its size and digest (the reason)
+        rest = whole[len(words):].encode("utf-8", "surrogatepass")
+        out["removed_bytes"], sha = len(rest), hashlib.sha256(rest).hexdigest()
     if sha:
         out["sha256"] = sha
     return out
 
 
-def _said_fixed(fixed: Callable[[str], bool], text: str) -> bool:
-    """``fixed(text)`` is True; an adapter's bug (an exception, another answer) keeps nothing."""
+def _said_fixed(fixed: Callable[[str], Any], text: str) -> Optional[str]:
+    """What of ``text`` ``fixed(text)`` says is the runtime's fixed wording: ``text`` whole (an answer of True, or
+    ``text`` itself) or a non-empty leading part of it; None for anything else, an adapter's bug (an exception, another
+    answer) keeping nothing."""
     try:
-        return fixed(text) is True
+        got = fixed(text)
     except Exception:
-        return False
+        return None
+    if got is True:
+        return text
+    return got if isinstance(got, str) and got and text.startswith(got) else None
 
 
 def _record(line: bytes, body: bool, keep: Optional[Callable[[Any], Any]] = None,
-            fixed: Optional[Callable[[str], bool]] = None) -> bytes:
+            fixed: Optional[Callable[[str], Any]] = None) -> bytes:
     out: dict[str, Any] = {}
     for key, b, e in object_members(line, 0):
         if key == "parts":
@@ -199,13 +214,14 @@ class Removed(dict):
 
 def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owner: str, elsewhere: str = "",
                    owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None,
-                   fixed: Optional[Callable[[str, str], bool]] = None) -> bytes:
+                   fixed: Optional[Callable[[str, str], Any]] = None) -> bytes:
     """The uncompressed skeleton of a landed file's bytes ``data`` (``elsewhere``, ``owned``: :class:`Removed`).
     ``keep(dialect, data)``: what of a data part the adapter of the header's dialect keeps for its usage figures
     (:meth:`asz_core.Adapter.metered_data`; None keeps nothing, and so does a ``keep`` that raises: an adapter's bug
-    costs that part's figures, never the skeleton); ``fixed(dialect, text)``: whether a text or result part's whole
-    text is the runtime's fixed wording, which the skeleton keeps (:meth:`asz_core.Adapter.fixed_wording`; one that
-    raises keeps nothing). Raises ValueError for bytes that are not a whole landed file."""
+    costs that part's figures, never the skeleton); ``fixed(dialect, text)``: what of a text or result part's text is
+    the runtime's fixed wording, which the skeleton keeps: True or the text for all of it
+    (:meth:`asz_core.Adapter.fixed_wording`), a leading part of it (:meth:`asz_core.Adapter.fixed_prefix`: the rest's
+    size and SHA-256 said in ``removed_bytes`` and ``sha256``), anything else nothing (one that raises keeps nothing). Raises ValueError for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")
@@ -231,7 +247,7 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
 
 def write_skeleton(landed: str | os.PathLike, *, at: str, generation: int, receiver: str, owner: str,
                    elsewhere: str = "", owned: str = "", keep: Optional[Callable[[str, Any], Any]] = None,
-                   fixed: Optional[Callable[[str, str], bool]] = None) -> Path:
+                   fixed: Optional[Callable[[str, str], Any]] = None) -> Path:
     """Write the skeleton of the landed file at ``landed`` beside it, once (gzip, 0444), synced with its directory
     entry (so the landed file's removal after it never reaches the disk without it); returns its path
     (``elsewhere``, ``owned``: :class:`Removed`; ``keep``, ``fixed``: :func:`skeleton_bytes`).

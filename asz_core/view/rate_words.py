@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KEPT_SRC", "REPLAYS_SAID", "REPLAYS_WHY", "HOUR_OVER_SAID", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
+__all__ = ["kept_text", "removed_rest", "KEPT_SRC", "REPLAYS_SAID", "REPLAYS_WHY", "HOUR_OVER_SAID", "RATE_MARK", "RATE_WHY", "RATE_LISTED", "RATE_PRICED", "RATE_BILLED", "rate_text", "UNCHECKED_MARK",
            "UNCHECKED_WHY", "UNCHECKED_LEAD", "UNCHECKED_REST", "hour_clause", "unchecked_why", "UNCHECKED_MORE", "NO_CALL", "NO_CALL_READ", "LOST", "NO_RESULT", "NOT_BY_RUNTIME", "NONE_RECORDED", "NO_TOKENS_TO_PRICE", "GROUPED_MARK", "PARTIAL_MARK", "PARTIAL_WHY", "PARTIAL_ONLY", "calls_uncounted", "partial_line", "FAILURE_WORDS", "API_ERRORS", "FAILED_RUNS", "ERROR_LABELS", "error_words", "cost_marks", "COMMAND_TITLE", "command_title", "listed_title",
            "page_words"]
 
@@ -108,6 +108,24 @@ NO_CALL_READ = ("no model call could be read in this conversation (its transcrip
 #: land holds nothing, a skeleton's part was removed by retention): the exports' markers
 #: (:func:`asz_core.reading.export_steps.part_marker`) and the page's (app.js ``lostText``, a media part's label).
 LOST = {"too_large": "too large to land", "removed": "removed by retention"}
+
+
+def removed_rest(p: dict) -> int | None:
+    """The size in bytes of what retention took after the runtime's fixed wording a skeleton's part keeps as its text
+    (``removed_bytes``: the person's reason after Claude Code's answer to a refused call, docs/push.md, Retention and
+    skeletons; trial 47a F1's other half), else None (a part that keeps no such lead, a landed part)."""
+    n = p.get("removed_bytes")
+    return n if p.get("state") == "removed" and p.get("text") and type(n) is int and n >= 0 else None
+
+
+def kept_text(p: dict) -> str:
+    """A part's text as every reader draws it: the text, and where a skeleton kept only its runtime's fixed lead,
+    ``[removed by retention: N bytes]`` after it for what retention took (:func:`removed_rest`), the marker every
+    reader writes where a text went (``The user provided the following reason for the rejection: [removed by
+    retention: 98 bytes]``)."""
+    text = p.get("text") or ""
+    n = removed_rest(p)
+    return text if n is None else f"{text}[{LOST['removed']}: {n:,} bytes]"
 
 #: What follows ``N`` where a reader counts a conversation's API error steps (``error.api``: a model request, or a run
 #: such as a LangGraph trace's, that failed; trial 27a F9; Claude Code's ``system/api_error`` is one failed request,

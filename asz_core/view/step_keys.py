@@ -6,6 +6,7 @@ from __future__ import annotations
 from ..flow.model import Node, Ref
 from .kinds import CUT_STATES, RESULT_FROM_DATA, SHORT_TEXT, TAKEN_KEYS, TOOL_KINDS, WITHHOLDABLE_SET, clip_text, data_text, taken_keys
 from ..sessiondata.numberprobe import bytescan
+from .rate_words import kept_text
 from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
 from .view_base import ViewBase
 
@@ -139,8 +140,8 @@ class StepKeys(ViewBase):
         if bytescan is not None and bytescan.tool_keys(n, d, self.sess.records, self.sess.times, self.hide,
                                                        self.step_changes, self.step_executions, SHORT_TEXT, clip_text,
                                                        data_text, Node, Ref) is not None:
-            if d.get("result_state") not in CUT_STATES:
-                return
+            if d.get("result_state") not in CUT_STATES and not (d.get("result_state") == "removed" and d.get("result")):
+                return  # a skeleton's result keeping its runtime's fixed wording is read by the Python (kept_text)
             for k in list(d)[had:]:  # the keys it added, in insertion order after the ones d held
                 del d[k]
         self._tool_keys_py(n, d)
@@ -186,7 +187,7 @@ class StepKeys(ViewBase):
                 d["result_bytes"] = p.get("bytes", 0)
                 result_set = True
                 continue
-            text = p.get("text", "")
+            text = kept_text(p)  # with a marker where retention took what followed a kept fixed wording (47a F1)
             from_data = False
             if not text:
                 data = p.get("data")
