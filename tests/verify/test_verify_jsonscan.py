@@ -247,3 +247,24 @@ def test_the_state_check_tells_the_mark_as_a_search_of_the_whole_file(corpus_cop
         for sdir in sdirs:
             session_file_problems(sdir, marked)
         assert marked == want
+
+
+#: One byte (or sequence) a string may hold that is not a plain byte, or breaks the string: what the 16-at-a-time look
+#: at a string's plain bytes stops at (jsonscan.c ``plain_run``, session 48), at every place of a 16-byte block.
+_STOPS = [b'\\"', b"\\\\", b"\\n", b"\\u00e9", b"\\ud83d\\ude00", "é".encode(), "€".encode(), "😀".encode(), b"\x7f",
+          b"\x1f", b"\x00", b"\x80", b"\xff", b"\xc3", b"\\", b'"', b"\\ud800"]
+
+
+@needs_module
+@pytest.mark.parametrize("stop", _STOPS, ids=range(len(_STOPS)))
+def test_a_string_is_read_to_its_end_wherever_its_first_odd_byte_falls(stop):
+    """A long string with ``stop`` at each of 40 places, then 0 to 20 plain bytes and its closing quote: vouched for
+    exactly when orjson reads the line (and then, with the mark spelled after ``stop``, marked as a search finds it)."""
+    for before in range(40):
+        for after in range(0, 21, 5):
+            for tail in (b"", b"untimed"):
+                line = b'{"seq":1,"path":"' + b"a" * before + stop + tail + b"b" * after + b'","rows":["0123456789abcdef"]}'
+                assert vouched(line) == reads(line), line
+                if reads(line):
+                    first, marked = jsonscan.index_lines_marked(line, len(line))
+                    assert first is None and marked == (b'"untimed' in line), line
