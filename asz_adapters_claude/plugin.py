@@ -18,6 +18,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
+from .relayed import relayed_calls
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
 from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line
 
@@ -150,6 +151,11 @@ class ClaudeCodeLocal(Adapter):
         """Whether a file whose header names ``adapter`` states a call's rate other than standard under ``dropped``
         (``claude-code-local/0.3.0`` on); see :func:`asz_adapters_claude.blocks.rates_stated`."""
         return rates_stated(adapter)
+
+    def relayed_calls(self, dialect: str, records) -> list[tuple[int, Mapping[str, Any]]] | None:
+        """A sub-agent's replies Claude Code 2.1.x copied into this transcript as ``progress`` records; see
+        :func:`asz_adapters_claude.relayed.relayed_calls`."""
+        return relayed_calls(records)
 
     def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before

@@ -277,6 +277,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
+    from ..view.usage_relayed import RELAYED_PREFIX
     from ..view.usage_untimed import untimed_noted
     from ..view.usage_report import block_times, narrowed, read_root
     from ..view.usage_undescribed import undescribed_read
@@ -300,7 +301,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-            elif p.startswith((UNENDED_PREFIX, GAP_PREFIX)):  # no usage (27a F5); a gap (32a F3)
+            elif p.startswith((UNENDED_PREFIX, GAP_PREFIX, RELAYED_PREFIX)):  # no usage (27a F5); a gap (32a F3); copies (48a F1)
                 typer.echo(f"asz usage: note: {shown(cid)}: {p}", err=True)
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",

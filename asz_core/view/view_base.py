@@ -23,6 +23,7 @@ from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, folded_copies, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
     unended_lines, unnamed_call_lines
+from .usage_relayed import relayed_lines
 from .unended import caught_lines, gap_lines, lost_lines, partly_lines
 
 __all__ = ["NOTICES_READ", "ViewBase", "untimed_lines"]
@@ -263,17 +264,17 @@ class ViewBase(Companions):
         return changes, executions, step_changes, step_executions, unrecorded
 
     def usage_lines(self) -> list[str]:
-        """The ``summary.problems`` lines on usage: each call whose usage lacks a count
-        (:func:`~asz_core.view.usage.incomplete_lines`), then the records with usage no call holds
-        (:func:`~asz_core.view.usage.outside_call_lines`), then the transcript records no call could be read from
-        (:func:`~asz_core.view.usage.undescribed_call_lines`), then the calls counted from fragments naming no request
-        id beside two or more that do (:func:`~asz_core.view.usage.unnamed_call_lines`), then the runs that started and
-        never ended (:func:`~asz_core.view.usage.unended_lines`), then the runs landed with what is known
-        (:func:`~asz_core.view.unended.partly_lines`), then the questions whose trace never arrived (:func:`lost_lines`), then
-        the root's gaps within the conversation's span (:func:`gap_lines`), then the steps that failed while the run above went on (:func:`caught_lines`)."""
+        """The ``summary.problems`` lines on usage: each call whose usage lacks a count (:func:`~asz_core.view.usage.incomplete_lines`),
+        the records with usage no call holds (:func:`~asz_core.view.usage.outside_call_lines`), the transcript records no call could be read from
+        (:func:`~asz_core.view.usage.undescribed_call_lines`), the calls counted from fragments naming no request id beside two or more that do
+        (:func:`~asz_core.view.usage.unnamed_call_lines`), the calls seen only in another stream's copies (:func:`~asz_core.view.usage_relayed.relayed_lines`),
+        the runs that started and never ended (:func:`~asz_core.view.usage.unended_lines`), the runs landed with what is known
+        (:func:`~asz_core.view.unended.partly_lines`), the questions whose trace never arrived (:func:`lost_lines`), the root's gaps within the
+        conversation's span (:func:`gap_lines`), the steps that failed while the run above went on (:func:`caught_lines`); in that order."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record, self.sess.records)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
                 + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
+                + relayed_lines(self.sess.headers, self.sess.records, self.nodes, self.sess.unverified, self.links.evidence)
                 + unended_lines(self.sess.headers, self.sess.records) + partly_lines(self.sess.headers, self.sess.records)
                 + lost_lines(self.sess.headers, self.sess.records) + gap_lines(self.sess.root, self.sess.headers, self.sess.records) + caught_lines(self.sess.headers, self.sess.records))
 

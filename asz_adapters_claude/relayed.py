@@ -1,0 +1,62 @@
+"""A sub-agent's model calls as Claude Code 2.1.x copies them into its parent's transcript (trial 48a F1).
+
+Claude Code 2.1.x writes each line of a running sub-agent into the parent's transcript too, as a ``progress`` record:
+``data.type`` ``agent_progress``, ``data.agentId`` the sub-agent, ``data.message`` the sub-agent's own line (for a
+reply: ``type`` ``assistant``, its ``requestId``, and ``message`` with ``id``, ``model`` and ``usage``). The record lands
+whole as one data part with no ``call`` (seed 000: a record the runtime keeps for itself; ``call`` is the provider call
+*this* record is a fragment of, and this one is the parent's bookkeeping), so no figure counts what it copies: the call
+is counted from the sub-agent's own transcript (seed 003, 1a: ``subagents/agent-<id>.jsonl``). When that file did not
+land, the readers say so (:func:`asz_core.view.usage_relayed.relayed_lines`) from what this module reads out of the
+data part, so the runtime's shape stays in its adapter (seed 000: a reader is handed parts).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable, Mapping
+
+from .blocks import usage_of
+
+__all__ = ["relayed_call", "relayed_calls"]
+
+
+def relayed_call(rec: Mapping[str, Any]) -> dict | None:
+    """The sub-agent reply a landed ``progress`` record of Claude Code copies (:mod:`asz_adapters_claude.relayed`):
+    ``{"call", "request", "agent", "model", "usage"}`` (``call`` the reply's ``message.id``, ``request`` its
+    ``requestId`` or '', ``agent`` ``data.agentId`` or '', ``model`` ``message.model`` or '', ``usage`` Session Data's
+    four counts, ``cache_write_1h`` when not zero, or None when it carries none); None for any other record, a reply
+    with no message id, and the runtime's own ``<synthetic>`` notice (no request was sent). Never raises."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+        return None
+    line = parts[0].get("data")
+    if not isinstance(line, dict) or line.get("type") != "progress":
+        return None
+    data = line.get("data")
+    if not isinstance(data, dict) or data.get("type") != "agent_progress":
+        return None
+    copied = data.get("message")
+    if not isinstance(copied, dict) or copied.get("type") != "assistant":
+        return None
+    msg = copied.get("message")
+    if not isinstance(msg, dict):
+        return None
+    call, model = msg.get("id"), msg.get("model")
+    if not isinstance(call, str) or not call or model == "<synthetic>":
+        return None
+    u = usage_of(msg)
+    usage = None if u is None else {"in": u.in_, "out": u.out, "cache_read": u.cache_read, "cache_write": u.cache_write,
+                                    **({"cache_write_1h": u.cache_write_1h} if u.cache_write_1h else {})}
+    request, agent = copied.get("requestId"), data.get("agentId")
+    return {"call": call, "request": request if isinstance(request, str) else "",
+            "agent": agent if isinstance(agent, str) else "", "model": model if isinstance(model, str) else "",
+            "usage": usage}
+
+
+def relayed_calls(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, dict]]:
+    """``(row, relayed_call(record))`` of each record of one landed transcript file (rows from 1) that copies a
+    sub-agent's reply (:func:`relayed_call`), in row order. Only a record naming no call is looked into."""
+    out = []
+    for row, rec in enumerate(records, 1):
+        if isinstance(rec, dict) and not rec.get("call") and (got := relayed_call(rec)) is not None:
+            out.append((row, got))
+    return out
