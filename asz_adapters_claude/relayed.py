@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any, Iterable, Mapping
 
 from .blocks import usage_of
+from .transcript import whole_line
 
 __all__ = ["relayed_call", "relayed_calls"]
 
@@ -25,13 +26,8 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     ``requestId`` or '', ``agent`` ``data.agentId`` or '', ``model`` ``message.model`` or '', ``usage`` Session Data's
     four counts, ``cache_write_1h`` when not zero, or None when it carries none); None for any other record, a reply
     with no message id, and the runtime's own ``<synthetic>`` notice (no request was sent). Never raises."""
-    parts = rec.get("parts")
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
-        return None
-    line = parts[0].get("data")
-    if not isinstance(line, dict) or line.get("type") != "progress":
-        return None
-    data = line.get("data")
+    line = whole_line(rec, "progress")
+    data = line.get("data") if line is not None else None
     if not isinstance(data, dict) or data.get("type") != "agent_progress":
         return None
     copied = data.get("message")

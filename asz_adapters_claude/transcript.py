@@ -25,7 +25,7 @@ from .members import ATTACHMENT_TEXT_CHECK, ATTACHMENT_TEXT_LEVEL, CHECKS, LINE_
 from .prompts import prompt_blocks
 
 __all__ = ["DESCRIBED_TYPES", "LABEL_FOR", "BASH_OUTPUT_RULE_FROM", "INTERRUPT_RULE_FROM", "SIDECHAIN_FROM", "interrupt_notice", "given_title", "label_target", "landed_without", "read_today", "record_line",
-           "string_prompt", "transcript_record", "unknown_record"]
+           "string_prompt", "transcript_record", "unknown_record", "whole_line"]
 
 #: other value lands as one unknown part (field report 26).
 DESCRIBED_TYPES = frozenset(
@@ -345,16 +345,23 @@ def label_target(rec) -> str | None:
     return None if data.get("type") == "summary" else ""
 
 
+def whole_line(rec, kind: str) -> dict | None:
+    """The source line of a landed record of ``kind`` (its ``type``) that landed whole as one data part (runtime
+    bookkeeping: :data:`DESCRIBED_TYPES`); None for any other record, and a skeleton's (its data part removed)."""
+    parts = rec.get("parts")
+    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
+        return None
+    data = parts[0].get("data")
+    return data if isinstance(data, dict) and data.get("type") == kind else None
+
+
 def given_title(rec) -> str | None:
     """The name a person gave the session with ``/rename``: ``customTitle`` of a landed ``custom-title`` record (it
     lands whole as one data part, with no ``label``: the landed form since the type was described, so every root
     reads alike); None for any other record, one whose ``customTitle`` is not a string with text, and a skeleton's
     (its data part went with retention: it names nothing shown, docs/reading.md)."""
-    parts = rec.get("parts")
-    if not isinstance(parts, list) or len(parts) != 1 or not isinstance(parts[0], dict) or parts[0].get("k") != "data":
-        return None
-    data = parts[0].get("data")
-    if not isinstance(data, dict) or data.get("type") != "custom-title":
+    data = whole_line(rec, "custom-title")
+    if data is None:
         return None
     got = data.get("customTitle")
     return got if isinstance(got, str) and got.strip() else None
