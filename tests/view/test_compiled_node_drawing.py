@@ -11,6 +11,8 @@ their records changed into each shape the C leaves to the Python or must read ex
 
 from __future__ import annotations
 
+from collections import Counter
+
 import orjson
 import pytest
 
@@ -84,6 +86,25 @@ def test_every_corpus_node_is_drawn_the_same_both_ways(corpus, kiro_root, monkey
             handed += h
     # the corpus's 1,935 drawn nodes, twice each (3,870 on 2026-12-05); the C draws every one of them itself
     assert drawn > 3000 and handed * 20 < drawn, (drawn, handed)
+
+
+def test_a_pruned_root_is_drawn_the_same_both_ways(corpus_copy, tmp_path, monkeypatch):
+    """Skeletons (``asz prune``, retention ``after: 0``): a tool's result whose skeleton keeps the runtime's fixed
+    answer, whole or its lead before the person's reason (``removed_bytes``), is handed to the Python (kept_text),
+    and every node is drawn as the Python draws it (trial 47a F1's other half)."""
+    from cli_helpers import asz_in_process
+
+    root = corpus_copy(tmp_path / "root")
+    (tmp_path / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
+    assert asz_in_process("prune", "--root", str(root), "--config", str(tmp_path / "asz.yaml"), cwd=tmp_path).returncode == 0
+    said = Counter()
+    for conv, v in corpus_views(root):
+        a, b, _ = _both_ways(v, monkeypatch)
+        assert a == b and all(isinstance(x, bytes) for x in a), conv
+        for x in a:
+            said["whole"] += x.count(b"STOP what you are doing and wait for the user to tell you how to proceed.")
+            said["lead"] += x.count(b"The user provided the following reason for the rejection: [removed by retention: ")
+    assert said == {"whole": 7, "lead": 1}  # the corpus's refusals (test_retention_outcomes counts them in the JSONL)
 
 
 def _busiest(root) -> str:
