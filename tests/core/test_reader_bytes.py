@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
+from rewrite import rewrite_bytes
 
 from asz_core.sessiondata.reader import SDError, SDReader
 
@@ -57,7 +58,7 @@ def test_bytes_and_file_read_the_same(tmp_path, decode) -> None:
     path = tmp_path / "transcript-1.sd"
     seen_errors = set()
     for data in _variants():
-        path.write_bytes(data)
+        rewrite_bytes(path, data)
         from_file = _read(SDReader(path, decode=decode))
         from_bytes = _read(SDReader(path, decode=decode, data=data))
         assert from_bytes == from_file, data

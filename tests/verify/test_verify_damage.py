@@ -20,6 +20,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from rewrite import rewrite_bytes
 
 from asz_core.storage.layout import landed_files
 from asz_core.verify import verify, verify_file
@@ -82,14 +83,14 @@ def test_every_tampering_is_caught_and_the_first_damaged_line_named(root):
                 continue
             total += 1
             os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
-            path.write_bytes(damaged)
+            rewrite_bytes(path, damaged)
             os.chmod(path, 0o444)
             try:
                 rep = verify(root, jobs=1, deep=True)
                 single = verify_file(path, deep=True)
             finally:
                 os.chmod(path, stat.S_IRUSR | stat.S_IWUSR)
-                path.write_bytes(original)
+                rewrite_bytes(path, original)
                 os.chmod(path, 0o444)
             assert not rep.ok and not single.ok, f"{path.name}: {what} not caught"
             caught += 1

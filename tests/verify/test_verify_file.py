@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import asz_in_process
+from rewrite import rewrite_bytes
 
 from asz_core.verify.walk import ALONE_NOTE, FILE_OK_LINE, verify_file
 
@@ -59,7 +60,7 @@ def test_every_single_byte_change_of_the_released_file_fails(released: bytes, tm
         for value in sorted(_variants(released[pos])):
             data = bytearray(released)
             data[pos] = value
-            path.write_bytes(bytes(data))
+            rewrite_bytes(path, bytes(data))
             report = verify_file(path)
             assert not report.ok, f"byte {pos} set to {value:#04x} went unnoticed"
             lines = {p.line for p in report.problems}
@@ -89,7 +90,7 @@ def test_every_value_of_every_closing_line_byte_fails(released: bytes, tmp_path:
         for value in sorted(values - {released[pos]}):
             data = bytearray(released)
             data[pos] = value
-            path.write_bytes(bytes(data))
+            rewrite_bytes(path, bytes(data))
             assert not verify_file(path).ok, f"closing byte {pos} set to {value:#04x} went unnoticed"
 
 
@@ -98,7 +99,7 @@ def test_cli_names_file_and_line_for_a_changed_byte(released: bytes, tmp_path: P
     data = bytearray(released)
     data[pos] ^= 0x01
     path = tmp_path / "changed.sd"
-    path.write_bytes(bytes(data))
+    rewrite_bytes(path, bytes(data))
     got = run("verify", str(path), cwd=tmp_path)
     assert got.returncode == 1, got.stdout + got.stderr
     out = got.stdout.splitlines()
