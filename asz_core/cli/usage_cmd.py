@@ -13,6 +13,7 @@ import orjson
 import typer
 
 from ..view.usage_report import NO_TIME
+from ..view.usage_continues import continued_rows
 from .reading_common import CONFIG_HELP, ROOT_HELP, check_dialect, incomplete, tz_option, use_tz
 from .usage_held import also_held_rows, lines_under
 from .usage_lines import same_calls_list
@@ -45,7 +46,7 @@ def usage(
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day) or YYYY-MM (to its last day), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
     tz: Optional[str] = tz_option("--timezone"),
-    project: str = typer.Option("", "--project", help="Count only the conversations whose project contains this (case-insensitive, as asz ls --project)."),
+    project: str = typer.Option("", "--project", help="Count only the conversations whose project (working directory) contains this (case-insensitive, as asz ls --project); a ~/.claude/projects folder name (ccusage's project) matches none: the error names the nearest projects."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
     dialect: str = typer.Option("", "--dialect", help="Count only the conversations of this dialect (claude-code/1, or its name claude-code; as asz ls --dialect): one runtime's tokens, cost and credits."),
@@ -64,7 +65,7 @@ def usage(
 ) -> None:
     """Token usage and cost of the model calls in a storage root, per day, week, month, 5-hour block, conversation, project, model or sending instance (asz receive's sender record: --instance keeps one; docs/push.md); or tool calls per tool and MCP server (the tools view: docs/reading.md, Tool use). Coming from ccusage: docs/ccusage.md (each report and flag, and where the rules differ).
 
-    Counting. One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. A provider call two conversations hold (the same call id and request id: a fork, an import, a session copied under a new id) is counted once in every row and total, under the conversation whose copy counts the most output tokens (of a streamed reply two conversations split, the one holding its final snapshot), else the one that made it first, but the session view's rows, each its conversation's own figure: a line under the table says where the total counts it (--json: total.same_calls, the session row's same_calls). calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record.
+    Counting. One usage per model call, read from its last fragment that carries usage (the asz.view document's rule); a call counts on the day of the record its usage came from. A provider call two conversations hold (the same call id and request id: a fork, an import, a session copied under a new id) is counted once in every row and total, under the conversation whose copy counts the most output tokens (of a streamed reply two conversations split, the one holding its final snapshot), else the one that made it first, but the session view's rows, each its conversation's own figure: a line under the table says where the total counts it (--json: total.same_calls, the session row's same_calls). A resumed conversation's session row counts its own calls only: the calls its file repeats are counted in the row of the conversation it continues, and a line under the table says so (--json: the row's continues). calls counts every model call (one per message id + request id, as asz ls's CALLS), with usage or without: only calls with usage add tokens, a call with none falls on the day of its first record.
 
     Rows and order. Rows are in date order (a conversation by its first call, oldest first, named with the instance ids that sent it in a root asz receive landed (--json: instance); project, model and instance by name) unless --sort says cost, tokens or calls; --order asc or desc turns them around. A week starts on Monday in --tz.
 
@@ -102,13 +103,13 @@ def usage(
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
-    counted, problems, unreadable, undescribed, times = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
+    counted, problems, unreadable, undescribed, times, projects = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
     say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
-    rows = _open_block(ordered(rows, view, sort, order), active)
+    rows = _open_block(ordered(continued_rows(rows, counted) if view == "session" else rows, view, sort, order), active)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
-                             {**given, "since": since, "until": until})
+                             {**given, "since": since, "until": until}, projects)
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1
@@ -264,7 +265,7 @@ def unnamed_note(n: int) -> str:
 
 
 def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", ""),
-          window: tuple = (None, None)) -> tuple[list, list[str], dict[str, str], list[dict], list[int]]:
+          window: tuple = (None, None)) -> tuple[list, list[str], dict[str, str], list[dict], list[int], list[str]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model, --instance, --dialect)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
@@ -273,7 +274,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     until)`` unix ms, either None) only those whose recorded range is not wholly outside it (trial 39d F1: one of
     another day marked the window's total); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17), and the times (unix ms) of every
-    call read, whatever ``narrow`` keeps (they shape the 5-hour blocks); a note names a conversation by ``shown`` (its
+    call read, whatever ``narrow`` keeps (they shape the 5-hour blocks), and with a --project every project the calls
+    read name, whatever it keeps (the error names the nearest: trial 48a F6; else []); a note names a conversation by ``shown`` (its
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
@@ -307,6 +309,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
     times = block_times(counted)
+    projects = sorted({p for c in counted if isinstance(p := c.places.get("project"), str) and p}) if narrow[0] else []
     counted = narrowed(counted, *narrow)
     # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
     # call they belong to (session 40); none of other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
@@ -316,7 +319,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     kept = None if not any(narrow) else {c.conversation for c in counted}
     for u in untimed_noted({c: v for c, v in listed.items() if kept is None or c in kept}, ranges, *window):
         typer.echo(f"asz usage: note: {shown(u['conversation'])}: {u['note']}", err=True)
-    return counted, problems, unreadable, undescribed, times
+    return counted, problems, unreadable, undescribed, times, projects
 
 
 def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[str], str],

@@ -8,7 +8,7 @@ from typing import Callable
 from ..view.usage_once import COUNTED_UNDER, same_calls_list  # noqa: F401 (same_calls_list named here since session 36)
 from ..view.usage_undescribed import NAMED, ROW_OF, undescribed_line  # noqa: F401 (named here till fix40o: the page says it too)
 
-__all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED"]
+__all__ = ["ROW_OF", "held_line", "undescribed_line", "same_calls_lines", "same_calls_list", "SAME_NAMED", "continues_lines"]
 
 
 def held_line(rows: list[dict], shown: Callable[[str], str] = str) -> str:
@@ -79,3 +79,19 @@ def _same_calls(same: list[dict], session: bool, shown: Callable[[str], str]) ->
             + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
                 f"{k:,} under {shown(o)}" for o, k in s["counted_in"].items()) for s in elsewhere[:SAME_NAMED])
             + (f" and {more} more conversation(s)" if more > 0 else "") + " (--json: total.same_calls)"]
+
+
+def continues_lines(rows: list[dict], shown: Callable[[str], str] = str) -> list[str]:
+    """The session view's line per row of a conversation that continues another (its ``continues``:
+    :func:`~asz_core.view.usage_continues.continued_rows`): its file opens by repeating that conversation's records,
+    whose model calls are counted in that conversation's row, so its own row counts its own calls only (trial 48a F5:
+    9f769560 read 80 calls, its file holding 160, and nothing said why)."""
+    out = []
+    for r in rows:
+        if isinstance(c := r.get("continues"), dict):
+            n = c.get("calls")
+            said = f"the {n:,} model call(s) of its file that repeat {shown(c['conversation'])}'s" if isinstance(n, int) \
+                else f"the model calls of its file that repeat {shown(c['conversation'])}'s"
+            out.append(f"{shown(r['conversation'])} continues {shown(c['conversation'])}: {said} are counted in that "
+                       f"conversation's row; its own row counts its own {r['calls']:,} (--json: the row's continues)")
+    return out

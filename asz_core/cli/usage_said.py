@@ -18,21 +18,28 @@ def matched_nothing(counted: list, rows: list[dict], left_out: list[dict], given
     return (not counted and any(given.values())) or (window != (None, None) and not rows and not left_out)
 
 
-def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str]) -> bool:
+def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: list[str] = ()) -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
     when ``unmatched`` (the filters, ``given`` by name, match no call of a root with conversations: a root with none
-    yet is no filter's fault, exit 0 with no line, as asz ls lists none), :func:`nothing_line`'s line; returns
-    ``unmatched``."""
-    for line in [*problems, nothing_line(storage, given)] if unmatched else problems:
+    yet is no filter's fault, exit 0 with no line, as asz ls lists none), :func:`nothing_line`'s line (``projects``:
+    every project the root's calls name); returns ``unmatched``."""
+    for line in [*problems, nothing_line(storage, given, projects)] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
     return unmatched
 
 
-def nothing_line(storage: Path, given: dict[str, str]) -> str:
+def nothing_line(storage: Path, given: dict[str, str], projects: list[str] = ()) -> str:
     """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
-    no usage), or a --since/--until window that holds none (trial 26b F2); ``given``: option name -> value as typed."""
+    no usage), or a --since/--until window that holds none (trial 26b F2); ``given``: option name -> value as typed.
+    With a --project no call of ``projects`` (every project the root's calls name) matches, how asz names projects and
+    the nearest ones (:func:`~asz_core.cli.usage_projects.project_hint`; trial 48a F6: ccusage's folder name matched
+    nothing and nothing said why)."""
+    from .usage_projects import project_hint
+
     said = " and ".join(f"--{k} {v!r}" for k, v in given.items() if v)
     where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
     where += " and dialects (asz ls --json: dialect)" if given.get("dialect") else ""
     where += ", and each conversation's LAST ACTIVITY" if given.get("since") or given.get("until") else ""
-    return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where})"
+    hint = project_hint(projects, given["project"]) if given.get("project") and projects else ""
+    hint = f"; {hint}" if hint else ""
+    return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where}{hint})"

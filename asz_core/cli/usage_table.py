@@ -260,9 +260,9 @@ def print_table(rows: list[dict], key: str, session: bool, t: dict, breakdown: b
     if long:  # Anthropic prices a call whose input is above 200K at its model's long-context rates, all its tokens
         typer.echo(f"{long:,} call(s) above 200K input tokens priced at long-context rates (input counts cache reads "
                    "and writes; --json: cost.long_context_calls, usage.long_context)")
-    from .usage_lines import held_line, same_calls_lines, undescribed_line
+    from .usage_lines import continues_lines, held_line, same_calls_lines, undescribed_line
 
-    for line in same_calls_lines(t.get("same_calls") or [], session, shown):  # each call once in the total (35a F5)
+    for line in same_calls_lines(t.get("same_calls") or [], session, shown) + (continues_lines(rows, shown) if session else []):
         typer.echo(line)
     if held := held_line(rows, shown):
         typer.echo(held)

@@ -36,6 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
+from .usage_continues import repeated_calls
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
 
@@ -130,8 +131,10 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys(keyed=True)  # where, with what and of what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
+        places["repeated_calls"] = repeated_calls(v.sess.records, v.links.evidence)  # asz usage session (48a F5)
     elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
         places["continues"] = min(earlier.values())
+        places["repeated_calls"] = (summary["counted_there"] if summary is not None else counted_there_key(v))["calls"]
     if there_split(v.there, v.links)[1]:  # calls drawn here that go on in a later session, counted there (trial 33a F1)
         places["counted_later"] = summary["counted_later"] if summary is not None else counted_later_key(v)
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):

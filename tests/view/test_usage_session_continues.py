@@ -1,0 +1,96 @@
+"""``asz usage session`` says why a resumed conversation's row counts only its own calls (trial 48a F5: 9f769560 read
+80 calls, its file holding 160, and neither the table nor the ``--json`` row said why).
+
+A resumed copy made as trial 48a's scripts/extra.py made 9f769560: the corpus transcript b25638d7 under a new session id
+with every id kept (Claude Code's ``--resume``), then the same lines again under new ids a day later (its own work).
+Every count is made from the source lines (one call per message id and request id of an assistant line), never from
+asz; issue 17's usage keys stay as they are."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import uuid
+from pathlib import Path
+
+import pytest
+
+from cli_helpers import asz_in_process
+
+PROJECT = "-Users-alex-workspace-personal-site-next"
+A = "b25638d7-b104-4f06-a797-70ac33d069ed"
+B = "0b0b0b0b-0000-4000-8000-00000000004f"  # the resumed copy
+
+
+def _own(r: dict) -> dict:
+    """``r`` (a source line of A) as B's own: new uuids, message, request and tool ids, a day later."""
+    text = json.dumps(r).replace("toolu_", "toolu_r")
+    r = json.loads(text)
+    for k in ("uuid", "parentUuid"):
+        if r.get(k):
+            r[k] = str(uuid.uuid5(uuid.NAMESPACE_URL, "48a-f5:" + r[k]))
+    if isinstance(m := r.get("message"), dict) and m.get("id"):
+        m["id"] += "_r"
+    if r.get("requestId"):
+        r["requestId"] += "_r"
+    if r.get("timestamp"):
+        t = dt.datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")) + dt.timedelta(days=1)
+        r["timestamp"] = t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+    return dict(r, sessionId=B)
+
+
+def _calls(lines: list[dict]) -> set:
+    return {(d["message"]["id"], d.get("requestId") or "") for d in lines if d.get("type") == "assistant"}
+
+
+def test_a_resumed_conversations_row_says_where_its_repeated_calls_are_counted(corpus_dir, tmp_path: Path):
+    f = corpus_dir / "claude-code" / "projects" / PROJECT / f"{A}.jsonl"
+    if not f.is_file():
+        pytest.skip(f"{f} is absent")
+    a = [json.loads(x) for x in f.read_bytes().splitlines() if x.strip()]
+    b = [dict(r, sessionId=B) if "sessionId" in r else r for r in a] + [_own(r) for r in a]
+    proj = tmp_path / "projects" / PROJECT
+    proj.mkdir(parents=True)
+    (proj / f"{A}.jsonl").write_bytes(f.read_bytes())
+    (proj / f"{B}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in b))
+    root = str(tmp_path / "root")
+    p = asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root)
+    assert p.returncode == 0, p.stdout + p.stderr
+
+    repeated, in_file = _calls(a), _calls(b)
+    own = in_file - repeated
+    assert (len(repeated), len(in_file), len(own)) == (18, 36, 18)
+    rows = {r["conversation"]: r for r in json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC",
+                                                                    "--root", root).stdout)}
+    assert (rows[A]["calls"], rows[B]["calls"]) == (len(repeated), len(own))
+    assert rows[B]["continues"] == {"conversation": A, "calls": len(repeated)}
+    assert "continues" not in rows[A]
+    assert set(rows[B]["usage"]) >= {"in", "out", "cache_read", "cache_write"}  # issue 17's keys kept
+    text = asz_in_process("usage", "session", "--tz", "UTC", "--root", root).stdout.splitlines()
+    assert (f"{B[:8]} continues {A[:8]}: the {len(repeated)} model call(s) of its file that repeat {A[:8]}'s are counted "
+            f"in that conversation's row; its own row counts its own {len(own)} (--json: the row's continues)") in text
+    # another view says nothing of it: its rows are days, not conversations
+    assert not any(" continues " in line for line in asz_in_process("usage", "--tz", "UTC", "--root", root).stdout.splitlines())
+
+
+def test_a_claude_code_folder_name_given_as_project_says_how_asz_names_projects(corpus_dir, tmp_path: Path):
+    """Trial 48a F6: ``--project -home-user-spotter`` (ccusage's name, the ``~/.claude/projects`` folder) matched
+    nothing and the error said only ``asz ls lists the projects``. The working directory is read from the source lines."""
+    f = corpus_dir / "claude-code" / "projects" / PROJECT / f"{A}.jsonl"
+    if not f.is_file():
+        pytest.skip(f"{f} is absent")
+    cwds = {d["cwd"] for d in map(json.loads, f.read_bytes().splitlines()) if d.get("cwd")}
+    assert len(cwds) == 1  # /Users/alex/workspace/personal-site.example-next: not the folder's name made back
+    (tmp_path / "projects" / PROJECT).mkdir(parents=True)
+    (tmp_path / "projects" / PROJECT / f.name).write_bytes(f.read_bytes())
+    root = str(tmp_path / "root")
+    assert asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root).returncode == 0
+    p = asz_in_process("usage", "--project", PROJECT, "--root", root)
+    assert p.returncode == 1 and not p.stdout
+    assert p.stderr.splitlines()[-1] == (
+        f"asz usage: no model call in {root} matches --project '{PROJECT}' (asz ls lists the projects and models; asz "
+        "names a project by its conversations' working directory, not by the ~/.claude/projects folder ccusage names it "
+        f"by; nearest: {cwds.pop()}; docs/ccusage.md, Projects)")
+    # a project that matches, left out by another filter: no word of folders
+    p = asz_in_process("usage", "--project", "personal-site", "--model", "no-such-model", "--root", root)
+    assert p.returncode == 1 and "ccusage" not in p.stderr and "matches --project 'personal-site'" in p.stderr
