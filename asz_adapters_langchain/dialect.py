@@ -434,7 +434,12 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         rec.cwd = run["session_name"]
     op = obj.get("op")
     end = bool(d.get("end"))
-    rec.time = run_time(run.get("end_time")) if end and run.get("end_time") else run_time(run.get("start_time"))
+    # A record is at the run's start unless it carries what the run ended with: a root's post carries its input (the
+    # person's prompt; its outputs, the graph's state, are dropped), so it is at its start_time even when the post
+    # carries the end too, a run posted complete to /runs/batch (langsmith-ingest 0.15.0 on, trial 48c F1: the prompt
+    # read at the graph's end, after the final reply)
+    at_end = end and run.get("end_time") and not (kind == "root" and op == "post" and run.get("start_time") not in (None, ""))
+    rec.time = run_time(run.get("end_time")) if at_end else run_time(run.get("start_time"))
     if not rec.time and op == "patch":
         rec.time = run_time(run.get("end_time"))
     err = run.get("error")

@@ -25,7 +25,7 @@ NAMED: dict[str, tuple[str, str, str]] = {
     "parent": ("parent_run_id", f"top level of {_RUN}", "containment parent inside one session"),
     "call": ("id of run type llm", f"top level of {_RUN} with run_type llm", "every arrival of the run is a fragment of the call"),
     "child": ("id of the tool run", f"top level of {_RUN} with run_type tool", "runs beneath a tool land in a stream named by the tool run"),
-    "time": ("start_time and end_time", f"top level of {_RUN}", "end_time on the arrival carrying the end; epoch milliseconds from the JS client"),
+    "time": ("start_time and end_time", f"top level of {_RUN}", "start_time, end_time on the arrival carrying the end (a trace's first run posted complete: its start_time, it carries the prompt); epoch milliseconds from the JS client"),
     "model": ("extra.metadata.ls_model_name", "extra.metadata of a run with run_type llm", "remembered from the post for later patches"),
     "llm.call": ("run_type: llm", f"top level of {_RUN}", "one call per llm run"),
     "tool": ("run_type: tool", f"top level of {_RUN}; extra.tool_call_id", "joined to the model's tool call by tool call id; one no landed model call asked for has a call of its own, from its inputs; "

@@ -65,7 +65,7 @@ from .ancestry import in_cycles, never_came, trace_of
 from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
-from .runs import (TITLE_MAX, args_text, error_text, graph_node, has_end, human_text, message_text, metadata, resume_text, rfc3339,
+from .runs import (TITLE_MAX, args_text, end_digest, error_text, graph_node, has_end, human_text, message_text, metadata, resume_text, rfc3339,
                    run_kind, summary_messages, title_of, tool_calls)
 
 __all__ = [
@@ -339,8 +339,8 @@ class _Pass:
             if not mem.get("rq") and isinstance(run.get("inputs"), dict) and run["inputs"]:
                 mem["rq"] = True
                 self.body(mem, rid, "request", run["inputs"])
-            if end and isinstance(run.get("outputs"), dict) and run["outputs"]:
-                self.body(mem, rid, "response", run["outputs"])
+            if end and not d.get("again") and isinstance(run.get("outputs"), dict) and run["outputs"]:
+                self.body(mem, rid, "response", run["outputs"])  # a changed end again: its record holds its reply
 
     def record(self, a: dict, mem: dict, op: str, rec_id: str) -> None:
         run = a["run"]
@@ -351,9 +351,17 @@ class _Pass:
             if received > seen.get(mem["t"], ""):
                 seen[mem["t"]] = received  # the receiver's clock, RFC 3339 UTC with nanoseconds: compares as text
         end = has_end(run) and not mem.get("end")
+        # A run that ended arriving again with another end (a finished trace posted again, changed): it lands under the
+        # id of the record that carried its first end, so the readers keep both and say the conflict (field report #20,
+        # trial 48c F2); an identical one stays a record of its own fields that no reader draws, as before
+        again = not end and has_end(run) and "ei" in mem and mem.get("ed") != end_digest(run)
         if end:
-            mem["end"] = True
-        d: dict[str, Any] = {"id": rec_id, "run": mem["t"], "kind": mem["k"], "end": end}
+            mem.update(end=True, ei=rec_id, eo=op, ed=end_digest(run))
+        elif again:
+            rec_id, op = mem["ei"], mem["eo"]
+        d: dict[str, Any] = {"id": rec_id, "run": mem["t"], "kind": mem["k"], "end": end or again}
+        if again:
+            d["again"] = True
         if a.get("waited"):
             d["waited"] = a["waited"]  # "post": the run's post never came; "parent": its parent run never came
         if mem.get("tr"):
@@ -365,9 +373,9 @@ class _Pass:
         if mem.get("sb"):
             d["started_by"] = mem["sb"]
         if mem["k"] == "llm":
-            self.llm(run, rid, mem, d, end)
+            self.llm(run, rid, mem, d, end or again)
         elif mem["k"] in ("tool", "retriever"):
-            tool_decisions(self, run, rid, mem, d, end, received)
+            tool_decisions(self, run, rid, mem, d, end or again, received)
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})

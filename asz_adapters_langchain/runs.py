@@ -16,7 +16,7 @@ import orjson
 
 from asz_core import time_as_written
 
-__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "run_kind", "message_text", "message_role", "human_text", "args_text",
+__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "end_digest", "run_kind", "message_text", "message_role", "human_text", "args_text",
            "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
@@ -78,6 +78,17 @@ def metadata(run: dict) -> dict:
 def has_end(run: dict) -> bool:
     """True when the arrival carries the run's end: an ``end_time`` or an ``error``."""
     return bool(run.get("end_time")) or bool(run.get("error"))
+
+
+def end_digest(run: dict) -> str:
+    """What an arrival carrying the run's end ended it with (its ``outputs``, ``error`` and ``end_time``), as a SHA-256
+    of their JSON: equal for a repost of the same end, different for a changed one (trial 48c F2)."""
+    ended = [run.get("outputs"), run.get("error"), run.get("end_time")]
+    try:
+        raw = orjson.dumps(ended)
+    except (TypeError, orjson.JSONEncodeError):  # a value orjson does not write (a lone surrogate): its repr
+        raw = repr(ended).encode("utf-8", "surrogatepass")
+    return hashlib.sha256(raw).hexdigest()
 
 
 #: The run types LangSmith documents (``llm``, ``chain``, ``tool``, ``retriever``, ``embedding``, ``prompt``,

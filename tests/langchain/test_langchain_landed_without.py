@@ -34,3 +34,12 @@ def test_a_file_landed_by_0_9_0_says_a_run_part_over_the_limit_lost_every_bulky_
     assert len(said) == 1 and "reply and usage" in said[0] and "largest members" in said[0], said
     for version in ("0.10.0", LangsmithIngest.version):
         assert not [s for s in LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{version}") if "--max-part" in s]
+
+
+def test_a_file_landed_by_0_14_0_says_its_prompt_times_and_unsaid_reposts():
+    """0.15.0 times a trace posted complete at its first run's start_time and lands a changed repost as a conflict
+    (trial 48c F1, F2): a file landed by 0.14.0 says both; 0.15.0 and later do not."""
+    said = [s for s in LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.14.0") if "start_time" in s]
+    assert len(said) == 1 and "after the final reply" in said[0] and "conflict" in said[0], said
+    assert not [s for s in LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{LangsmithIngest.version}")
+                if "start_time" in s]
