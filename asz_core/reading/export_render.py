@@ -248,6 +248,12 @@ could hide behind it).
   (:func:`~asz_core.view.rate_words.kept_text`), and the text form says ``reason: N bytes, removed by retention``
   under the call (the ``--audit`` line's ``reason``). Only a skeleton this asz writes holds such a part, so a copy of
   any render is made again with them (a copy made before ``asz prune`` is laid over the marker, as over any other).
+- render 41: a conversation with no model call counted of its own whose calls drawn here all go on in a later session
+  that holds their last line and records token counts (``counted_later``: a call streamed across ``--resume``, its
+  final snapshot in the continuation) reads ``tokens 0, counted in ID (every model call drawn here goes on there …)``
+  and ``cost $0.00, counted in ID`` in md and html headers, and 0 and $0.00 in a folder index's row, where render 40
+  said ``tokens not recorded: …``, ``cost -`` and ``not recorded``, ``-`` (:mod:`~asz_core.view.counted_in`; trial 48a
+  F4; :data:`COUNTED_LATER_RENDER`). A copy of render 40 or before is made again with the earlier words.
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -274,10 +280,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 40
+RENDER = 41
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -347,6 +353,9 @@ REPLAY_CALLS_RENDER = 38
 #: The render from which md, html and the text form say a result's text and the runtime's structured copy, both too
 #: large to land, each with its own size and digest (render 39: trial 47d F7).
 PAIRED_RENDER = 39
+#: The render from which a conversation whose calls drawn here all go on in a later session, counted there, reads 0 and
+#: $0.00, counted in that session (render 41: trial 48a F4), as a copy counted where it continues does from render 33.
+COUNTED_LATER_RENDER = 41
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

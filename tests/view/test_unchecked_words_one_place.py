@@ -23,7 +23,7 @@ from asz_core.view.rate_words import (API_ERRORS, COMMAND_TITLE, PARTIAL_ONLY, P
                                       UNCHECKED_MORE, UNCHECKED_WHY, HOUR_AFTER, HOUR_BEFORE,
                                       UNCHECKED_LEAD, UNCHECKED_REST, HOUR_OVER_SAID, REPLAYS_SAID, REPLAYS_WHY,
                                       page_words)
-from asz_core.view.counted_in import COUNTED_WHY
+from asz_core.view.counted_in import COUNTED_LATER_WHY, COUNTED_WHY
 from asz_core.view.page import APP_JS
 from asz_core.view.match import NO_PROJECT
 from asz_core.view.unended import UNENDED_PREFIX
@@ -52,7 +52,7 @@ def test_the_served_script_and_the_cli_line_carry_the_same_words():
     served = APP_JS.decode("utf-8")
     assert PLACEHOLDER not in served
     assert "WORDS = " + json.dumps(page_words(), separators=(",", ":")) + ";" in served
-    assert page_words() == {"counted_why": COUNTED_WHY, "unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
+    assert page_words() == {"counted_why": COUNTED_WHY, "counted_later_why": COUNTED_LATER_WHY, "unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
                             "hour_before": HOUR_BEFORE, "hour_after": HOUR_AFTER, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL,
                             "no_call_read": NO_CALL_READ, "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": "?",
                             "rate_mark": "^", "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED,
