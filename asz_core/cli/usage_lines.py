@@ -88,7 +88,7 @@ def continues_lines(rows: list[dict], shown: Callable[[str], str] = str) -> list
     9f769560 read 80 calls, its file holding 160, and nothing said why)."""
     out = []
     for r in rows:
-        if isinstance(c := r.get("continues"), dict):
+        if isinstance(c := r.get("continues"), dict) and c.get("calls") != 0:  # 0: its row counts all its file holds
             n = c.get("calls")
             said = f"the {n:,} model call(s) of its file that repeat {shown(c['conversation'])}'s" if isinstance(n, int) \
                 else f"the model calls of its file that repeat {shown(c['conversation'])}'s"

@@ -131,7 +131,7 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys(keyed=True)  # where, with what and of what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
-        places["repeated_calls"] = repeated_calls(v.sess.records, v.links.evidence)  # asz usage session (48a F5)
+        places["repeated_calls"] = repeated_calls(v.sess.records, v.links.evidence, v.counted_calls())  # 48a F5
     elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
         places["continues"] = min(earlier.values())
         places["repeated_calls"] = (summary["counted_there"] if summary is not None else counted_there_key(v))["calls"]

@@ -13,14 +13,21 @@ from typing import Any, Iterable
 __all__ = ["repeated_calls", "continued_rows"]
 
 
-def repeated_calls(records: dict[int, list[dict]], evidence: Iterable[tuple[int, int]]) -> int:
+def repeated_calls(records: dict[int, list[dict]], evidence: Iterable[tuple[int, int]], here: Iterable[str] = ()) -> int:
     """The model calls among the records a session repeats from the one it continues (``evidence``: the ``continues``
-    relation's ``(seq, row)`` of each, rows counted from 1, into ``records``: seq -> the landed records): one per call id
-    and request id, as every list counts calls (:func:`~asz_core.view.usage.call_count`)."""
+    relation's ``(seq, row)`` of each, rows counted from 1, into ``records``: seq -> the landed records) that are counted
+    there: one per call id and request id, as every list counts calls (:func:`~asz_core.view.usage.call_count`), but a
+    call whose ``llm.call`` node is among ``here`` (the nodes of the calls this conversation counts: one it holds the
+    last line of, which goes on here and is counted here, trial 33a F1; the hand-made pair 66666666-…-a and -b of trial
+    48a F4)."""
+    from ..flow.model import kind_id
+
+    here = set(here)
     keys = set()
     for seq, row in evidence:
         recs = records.get(seq)
-        if recs is not None and 0 < row <= len(recs) and isinstance(call := recs[row - 1].get("call"), str) and call:
+        if recs is not None and 0 < row <= len(recs) and isinstance(call := recs[row - 1].get("call"), str) and call \
+                and kind_id("call", call) not in here:
             request = recs[row - 1].get("request")
             keys.add((call, request if isinstance(request, str) else ""))
     return len(keys)

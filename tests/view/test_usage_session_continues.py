@@ -94,3 +94,42 @@ def test_a_claude_code_folder_name_given_as_project_says_how_asz_names_projects(
     # a project that matches, left out by another filter: no word of folders
     p = asz_in_process("usage", "--project", "personal-site", "--model", "no-such-model", "--root", root)
     assert p.returncode == 1 and "ccusage" not in p.stderr and "matches --project 'personal-site'" in p.stderr
+
+
+def test_a_copy_holding_the_last_line_of_a_call_it_repeats_counts_it_and_says_no_line(tmp_path: Path):
+    """Trial 48a's hand-made pair 66666666-…-a and -b (field report shape of trial 33a F1): -b repeats -a's two
+    snapshots of a call and holds its last one, so the call goes on in -b and is counted there; -b's row counts every
+    call its file holds, its ``continues`` counts 0 calls counted in -a, and no line says otherwise."""
+    a_id, b_id = "66666666-ffff-4fff-8fff-00000000000a", "66666666-ffff-4fff-8fff-00000000000b"
+
+    def line(sid: str, uid: str, parent: str | None, at: str, msg: str | None = None, out: int = 0) -> dict:
+        d = {"parentUuid": parent, "isSidechain": False, "sessionId": sid, "uuid": uid, "cwd": "/home/me/handmade",
+             "timestamp": at, "type": "user", "message": {"role": "user", "content": "go"}}
+        if msg:
+            d.update(type="assistant", requestId="req_" + msg, message={
+                "id": msg, "type": "message", "role": "assistant", "model": "claude-haiku-4-5-20251001",
+                "content": [{"type": "text", "text": uid}], "stop_reason": "end_turn" if out >= 60 else None,
+                "usage": {"input_tokens": 3, "output_tokens": out, "cache_creation_input_tokens": 100,
+                          "cache_read_input_tokens": 1000}})
+        return d
+
+    def opening(sid: str) -> list[dict]:
+        return [line(sid, "u6-a-1", None, "2026-11-25T20:00:00.000Z"),
+                line(sid, "a6-a-1", "u6-a-1", "2026-11-25T20:00:01.000Z", "msg_split", 10),
+                line(sid, "a6-a-2", "a6-a-1", "2026-11-25T20:00:02.000Z", "msg_split", 20)]
+    a = opening(a_id)
+    b = opening(b_id) + [line(b_id, "a6-b-3", "a6-a-2", "2026-11-26T09:00:03.000Z", "msg_split", 500),
+                         line(b_id, "u6-b-2", "a6-b-3", "2026-11-26T09:01:00.000Z"),
+                         line(b_id, "a6-b-4", "u6-b-2", "2026-11-26T09:01:05.000Z", "msg_newer", 60)]
+    proj = tmp_path / "projects" / "-home-me-handmade"
+    proj.mkdir(parents=True)
+    for sid, lines in ((a_id, a), (b_id, b)):
+        (proj / f"{sid}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in lines))
+    root = str(tmp_path / "root")
+    assert asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root).returncode == 0
+    rows = {r["conversation"]: r for r in json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC",
+                                                                    "--root", root).stdout)}
+    assert rows[b_id]["calls"] == len(_calls(b)) == 2 and rows[b_id]["usage"]["out"] == 500 + 60
+    assert rows[b_id]["continues"] == {"conversation": a_id, "calls": 0}
+    text = asz_in_process("usage", "session", "--tz", "UTC", "--root", root).stdout
+    assert " continues " not in text
