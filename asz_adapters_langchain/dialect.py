@@ -120,7 +120,10 @@ _DERIVED = {
     "reset": ("runtime", ("context_reset",), ""),
     "summary": ("runtime", ("reset_summary",), ""),
     "call": ("runtime", (), ""),
+    "answer": ("agent", (), ""),
 }
+#: Why a decorated function's post carrying its end drops its ``outputs``: the answer record after it holds them.
+ANSWER_WHY = "the function's return value: the answer record after this one holds it, at the run's end_time"
 _BULK = ("inputs", "outputs", "events", "extra", "serialized", "error", "attachments", "child_runs")
 #: The run members this dialect reads, carries or lists under ``dropped``; any other lands verbatim as an ``unknown``
 #: part (seed 000, Parts and Dropped; trial 23a F9: a member a client adds was accepted and then vanished).
@@ -426,6 +429,9 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
             rec.parts = [Part(k="call", id=str(d.get("tool") or ""), name=str(d.get("name") or ""), data=d.get("input"),
                               bytes=_size(d.get("input")) if d.get("input") is not None else 0)]
             return
+        if kind == "answer":  # a decorated function posted complete: its return value, at its end (trial 48c F1)
+            rec.parts, rec.flags = _answer(d.get("value"))
+            return
         t = str(d.get("text") or "")
         rec.parts = [_text(t)] if t else []
         return
@@ -457,7 +463,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         _fill_unknown(rec, run, d, line)
         return
     if kind == "root" and op == "post":
-        _fill_root_post(rec, run, err)
+        _fill_root_post(rec, run, err, end)
         return
     if kind == "traceable":
         rec.from_ = "runtime"
@@ -467,11 +473,9 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         return
     if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run)) and run.get("outputs") not in (None, {}):
         # a decorated function's return value is its answer: nothing else in the trace holds it
-        out = run.get("outputs")
-        text = out if isinstance(out, str) else (out.get("output") if isinstance(out, dict) else None)
         rec.from_ = "agent"
-        rec.parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out), _data(_envelope(run))]
-        rec.flags = ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]  # any shape may carry it
+        rec.parts, rec.flags = _answer(run.get("outputs"))
+        rec.parts.append(_data(_envelope(run)))
         rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"), extra=extra_why(run))
         return
     # graph chain runs (and a root's later arrivals): trimmed; a root's end says which person messages its state holds
@@ -526,7 +530,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
         _run_whole(rec, run)
 
 
-def _fill_root_post(rec: Record, run: dict, err) -> None:
+def _fill_root_post(rec: Record, run: dict, err, end: bool) -> None:
     """A root run's first arrival: the person's (or caller's) text as external input, a decorated function's
     values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages)."""
     text = human_text(run.get("inputs")) or resume_text(run.get("inputs"))  # a resumed graph: the person's answer
@@ -548,11 +552,22 @@ def _fill_root_post(rec: Record, run: dict, err) -> None:
             if f not in rec.flags:
                 rec.flags.append(f)
     rec.parts.append(_data(_envelope(run, person_digests(run.get("inputs")), person_digests(run.get("outputs")))))
-    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run))
+    answered = traced and end and run.get("outputs") not in (None, {})  # the answer record after it holds them
+    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run),
+                           outputs=ANSWER_WHY if answered else "")
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped
     if err:
         rec.dropped.append(Dropped(what="error", bytes=_size(err), why=error_why(err, ROOT_ERROR_WHY)))
+
+
+def _answer(out) -> tuple[list[Part], list[str]]:
+    """A decorated function's return value as its answer: a text part when it is a string or has a string ``output``,
+    and the value whole as data; flagged ``system_prompt`` as every kept decorated-function value (any shape may carry
+    it)."""
+    text = out if isinstance(out, str) else (out.get("output") if isinstance(out, dict) else None)
+    parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out)]
+    return parts, ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]
 
 
 def _is_traceable(run: dict) -> bool:

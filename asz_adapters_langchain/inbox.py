@@ -379,6 +379,11 @@ class _Pass:
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
+        if (end or again) and op == "post" and mem.get("tr") and run.get("outputs") not in (None, {}):
+            # a decorated function posted complete: its return value is its answer, at its end (trial 48c F1)
+            self.emit(mem["s"], mem["st"], {"asz": {"kind": "answer", "id": f"{rec_id}:answer", "run": mem["t"], "parent": rec_id,
+                                                    "time": run.get("end_time"), "value": run["outputs"]},
+                                            "op": "answer", "received": received})
         if end and mem["k"] == "root" and run.get("error"):
             self.fail(a, mem, rec_id)
         self.recorded(mem["t"])

@@ -90,8 +90,9 @@ _LANDED_WITHOUT = (
                  "tools node's tool_call_with_context, as what a person typed)"),
     ((0, 15, 0), "the person's prompt of a trace posted complete (/runs/batch, as the LangChainTracer sends a finished "
                  "run) at the run's start_time: it is at the run's end_time, after the final reply, and the "
-                 "conversation's start is its first step's, and a finished run sent again with another end as a "
-                 "conflict (it landed the changed end as a record no reader draws, searches or says)"),
+                 "conversation's start is its first step's; a decorated function posted complete, its return value as "
+                 "the talk's reply (it dropped it); and a finished run sent again with another end as a conflict (it "
+                 "landed the changed end as a record no reader draws, searches or says)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -197,7 +198,8 @@ class LangsmithIngest(Adapter):
     # data beside its error: the result part's bytes are the error's, the {} listed as dropped (trial 35a); 0.14.0: a
     # retriever is a call and its result, a prompt's, parser's or embedding's values are kept, a run of another type
     # travels verbatim, a LangGraph node whose parent never landed gives no prompt (trial 46b F1, F3); 0.15.0: a trace's
-    # first run posted complete is at its start_time (its prompt), and a finished run sent again with another end lands
+    # first run posted complete is at its start_time (its prompt), a decorated function's so posted answers at its
+    # end_time (<id>:answer), and a finished run sent again with another end lands
     # under its first end's record id, a conflict every reader says (trial 48c F1, F2)
     version = "0.15.0"
     dialects = (DIALECT,)

@@ -69,3 +69,26 @@ def test_prompt_at_start_and_a_changed_repost_said(tmp_path, receiver_factory, r
     assert [h["conversation"] for h in hits] == [sid], hits
     listed = run_asz("ls", "--root", str(root)).stdout
     assert f"problems in {sid[:8]} (1): conflict" in listed, listed
+
+
+def test_a_decorated_function_posted_complete_answers_at_its_end(tmp_path, run_asz):
+    """@traceable f(q) -> answer whose post carries its end (the client merges a run's create and update sent in one
+    batch): its return value is the talk's reply, at its end_time, its question at its start_time (before, the post
+    was one record of the question at the end, the answer dropped). No recorded body holds such a post: the shape is
+    test_langchain_collect's decorated function, its post and patch as one run."""
+    traced = {"metadata": {"thread_id": "th", "ls_method": "traceable"}, "runtime": {"library": "langsmith"}}
+    run = {"id": "f1", "trace_id": "f1", "session_name": "p", "run_type": "chain", "name": "f", "extra": traced,
+           "start_time": "2026-10-01T10:00:00.000001+00:00", "dotted_order": "20261001T100000000001Zf1",
+           "inputs": {"q": "what is unicode"}, "end_time": "2026-10-01T10:00:01.000001+00:00",
+           "outputs": {"output": "answer to what is unicode"}}
+    root = tmp_path / "root"
+    inbox = root / "_ingest" / "langsmith" / "inbox"
+    inbox.mkdir(parents=True)
+    (inbox / "001.jsonl").write_text(json.dumps({"op": "post", "id": "f1", "run": run}) + "\n")
+    run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root))
+    [conv] = [p.name for p in (root / "_conversations").iterdir()]
+    doc = json.loads(run_asz("conversation", conv, "--json", "--root", str(root)).stdout)
+    assert [(t.get("label"), t.get("reply")) for t in doc["talks"]] == [(run["inputs"]["q"], run["outputs"]["output"])]
+    text = run_asz("export", conv, "--format", "text", "--root", str(root)).stdout
+    stamp = [_utc(run[k]).strftime("%Y-%m-%dT%H:%M:%S.%fZ") for k in ("start_time", "end_time")]
+    assert re.findall(r"^\[(\S+)\] (\w+)", text, re.M) == [(stamp[0], "prompt"), (stamp[1], "reply")]
