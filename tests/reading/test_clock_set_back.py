@@ -13,13 +13,13 @@ import datetime as dt
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+import forked
 from cli_helpers import asz_in_process
 
 HELLO = "-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
@@ -65,8 +65,8 @@ def test_an_export_says_the_offset_of_each_time_in_the_repeated_hour(moved, how)
     if how == "--tz":
         p = asz_in_process(*args, "--tz", "Europe/Berlin")
     else:  # the machine's own zone: a process of its own, so the C library reads TZ
-        p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
-                           timeout=120, env={**os.environ, "TZ": "Europe/Berlin"})
+        p = forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
+                       timeout=120, env={**os.environ, "TZ": "Europe/Berlin"})
     assert p.returncode == 0, p.stderr
     fmt = "%Y-%m-%d %H:%M:%S"
     steps = re.findall(r"^\*\*[^*]+\*\* · (\S+ \S+) · `", p.stdout, re.M)

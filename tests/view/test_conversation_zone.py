@@ -14,13 +14,13 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
 
+import forked
 from cli_helpers import asz_in_process
 
 HELLO = "-home-user-claude-reliability/de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
@@ -51,8 +51,8 @@ def test_talk_times_follow_tz_in_kathmandu(corpus):
     assert len(prompts) == 2
     args = ("conversation", "fe869ecb", "--root", str(corpus_root))
     # the machine's zone, TZ=: a process of its own, so the C library reads it
-    by_env = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
-                            timeout=120, env={**os.environ, "TZ": "Asia/Kathmandu"})
+    by_env = forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
+                        timeout=120, env={**os.environ, "TZ": "Asia/Kathmandu"})
     by_option = asz_in_process(*args, "--tz", "Asia/Kathmandu")
     for p in (by_env, by_option):
         assert p.returncode == 0, p.stderr

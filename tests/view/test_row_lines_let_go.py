@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import forked
 from asz_core.flow.chain import conversation_dirs
 from asz_core.view.chain import ChainReader
 from asz_core.view.document import build_summary
@@ -79,9 +79,9 @@ def test_a_row_lets_go_of_each_files_bytes_once_its_records_are_read(corpus_dir,
         pytest.skip(f"{d} is absent")
     shutil.copytree(d, tmp_path / "src" / d.name)
     root = tmp_path / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--max-delta-bytes", "20000",
-                        "--source", str(tmp_path / "src"), "--root", str(root)], capture_output=True, text=True,
-                       cwd=tmp_path, env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "home")}, timeout=600)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--max-delta-bytes", "20000",
+                    "--source", str(tmp_path / "src"), "--root", str(root)], capture_output=True, text=True,
+                   cwd=tmp_path, env={**os.environ, "CLAUDE_CONFIG_DIR": str(tmp_path / "home")}, timeout=600)
     assert p.returncode == 0, p.stdout + p.stderr
     (cid,) = _conversations(root)
     sizes = [p.stat().st_size for p in (root / cid).glob("streams/main/transcript-*.sd")]

@@ -6,7 +6,6 @@ counted from the source lines themselves (their timestamps and usage), the sums 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections import Counter
 from datetime import datetime
@@ -14,6 +13,8 @@ from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+
+import forked
 
 SID = "dddddddd-0000-4000-8000-000000000004"
 #: (UTC timestamp, output tokens) of each model call: around local midnights of India and Nepal.
@@ -44,8 +45,8 @@ def answer(tmp_path_factory) -> dict:
     base = tmp_path_factory.mktemp("tz")
     (base / "src" / "-tz").mkdir(parents=True)
     (base / "src" / "-tz" / f"{SID}.jsonl").write_text("".join(json.dumps(d) + "\n" for d in _lines()), encoding="utf-8")
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(base / "src"),
-                        "--root", str(base / "root")], capture_output=True, text=True, timeout=600, cwd=base)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(base / "src"),
+                    "--root", str(base / "root")], capture_output=True, text=True, timeout=600, cwd=base)
     assert p.returncode == 0, p.stdout + p.stderr
     return hours_answer(usage_hours(build_view(base / "root", SID)), counted=1, conversations=1)
 

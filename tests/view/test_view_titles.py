@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 
+import forked
 from asz_core.view import build_view
 from asz_core.view.summary import TITLE_LIMIT
 
@@ -50,10 +50,10 @@ def test_a_slash_command_is_titled_by_its_name_and_arguments(corpus):
 def test_the_list_and_search_carry_the_same_titles(corpus):
     _, root = corpus
     run = [sys.executable, "-m", "asz_core.cli.main"]
-    rows = json.loads(subprocess.run([*run, "conversations", "--json", "--root", str(root)], capture_output=True, text=True, check=True).stdout)
+    rows = json.loads(forked.run([*run, "conversations", "--json", "--root", str(root)], capture_output=True, text=True, check=True).stdout)
     titles = {r["id"]: r["title"] for r in rows}
     assert not [t for t in titles.values() if t.startswith(("<ide_selection>", "<command-message>"))], titles
-    hits = json.loads(subprocess.run([*run, "search", "install as a library", "--json", "--root", str(root)], capture_output=True, text=True,
-                                     check=True).stdout)
+    hits = json.loads(forked.run([*run, "search", "install as a library", "--json", "--root", str(root)], capture_output=True, text=True,
+                                 check=True).stdout)
     assert hits and all(h["title"] == titles[h["conversation"]] for h in hits)
 

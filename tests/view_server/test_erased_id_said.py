@@ -7,8 +7,9 @@ session erased by the real ``asz erase``; a real ``asz view`` on loopback asked 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
+
+import forked
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"  # a corpus session ("Write a shell script called hello.sh …")
 REASON = "request 2026-116"
@@ -17,8 +18,8 @@ REASON = "request 2026-116"
 def test_an_erased_id_is_said_erased_by_the_api(corpus_root, serve, tmp_path):
     root = tmp_path / "root"
     shutil.copytree(corpus_root, root, symlinks=True)
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "erase", SID, "--root", str(root), "--reason", REASON],
-                       capture_output=True, text=True, timeout=300)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "erase", SID, "--root", str(root), "--reason", REASON],
+                   capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     s = serve(root)
     for given in (SID, SID[:8]):

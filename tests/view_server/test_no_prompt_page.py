@@ -5,12 +5,12 @@ prompt lines removed (tests/reading/test_no_prompt_drawn.py checks the exports o
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import forked
 from test_view_server_browser import go, shot, wait  # noqa: F401  (the browser fixture is in tests/conftest.py)
 
 By = pytest.importorskip("selenium.webdriver.common.by", reason="selenium is not installed").By
@@ -35,8 +35,8 @@ def test_a_conversation_with_no_talk_draws_its_steps_on_the_talks_tab(tmp_path, 
     assert len(replies) == 1
     (tmp_path / "src" / SOURCE.parent.name).mkdir(parents=True)
     (tmp_path / "src" / SOURCE.parent.name / SOURCE.name).write_bytes(b"".join(kept))
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(tmp_path / "src"),
-                        "--root", str(tmp_path / "root")], capture_output=True, text=True, timeout=300)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(tmp_path / "src"),
+                    "--root", str(tmp_path / "root")], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     s = serve(tmp_path / "root")
     drv = browser

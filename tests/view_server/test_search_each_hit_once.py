@@ -15,13 +15,13 @@ input, a tool result) in which ``phx`` stands as a word.
 from __future__ import annotations
 
 import sqlite3
-import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
+import forked
 from corpus_words import message_words
 
 from view_server_helpers import REPO, Served
@@ -92,8 +92,8 @@ def test_searches_during_a_real_first_pass_count_each_hit_once(projects, tmp_pat
         done.set()
         s.stop()
     assert _rows_twice(root / INDEX_PATH) == 0
-    out = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "search", "phx", "--root", str(root), "--limit", "500"],
-                         capture_output=True, text=True, cwd=REPO, timeout=120)
+    out = forked.run([sys.executable, "-m", "asz_core.cli.main", "search", "phx", "--root", str(root), "--limit", "500"],
+                     capture_output=True, text=True, cwd=REPO, timeout=120)
     assert out.returncode == 0 and out.stdout.splitlines()[-1].startswith(f"{want} hit(s)"), out.stdout + out.stderr
 
 

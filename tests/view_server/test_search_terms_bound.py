@@ -4,11 +4,11 @@ real ``asz view`` over the collected corpus, exit 2 from ``asz search``; 64 term
 
 from __future__ import annotations
 
-import subprocess
 import sys
 import time
 import urllib.parse
 
+import forked
 from asz_core.reading.search_text import MAX_TERMS
 
 
@@ -26,9 +26,9 @@ def test_past_the_bound_a_query_is_refused_at_once(corpus_root, serve):
         r = s.get("/api/search?q=" + urllib.parse.quote(_ors(n)))
         assert r.status == 400 and f"{n} terms, over the 64 a query may hold" in r.json()["error"]
         assert time.monotonic() - t < 5  # refused before any search
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "search", _ors(65), "--root", str(corpus_root)],
-                       capture_output=True, text=True, timeout=120)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "search", _ors(65), "--root", str(corpus_root)],
+                   capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "65 terms, over the 64 a query may hold" in p.stderr, p.stderr
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "search", "--root", str(corpus_root), "--", _ors(64) + " -server"],
-                       capture_output=True, text=True, timeout=120)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "search", "--root", str(corpus_root), "--", _ors(64) + " -server"],
+                   capture_output=True, text=True, timeout=120)
     assert p.returncode == 2 and "65 terms" in p.stderr  # a term left out counts too

@@ -6,12 +6,12 @@ smallest cut budget (1024 bytes), so the collector took payloads out (seed 000, 
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+import forked
 from asz_core.sessiondata import SDReader
 from asz_core.storage.layout import landed_files, session_dirs
 
@@ -29,8 +29,8 @@ def test_a_message_too_large_to_land_says_so_on_the_page(tmp_path, serve, browse
     shutil.copytree(CORPUS, tmp_path / "projects" / CORPUS.name)
     (tmp_path / "asz.yaml").write_text("adapters:\n  - name: claude-code-local\n    collector:\n      max_delta_bytes: 1024\n")
     root = tmp_path / "root"
-    p = subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--config", str(tmp_path / "asz.yaml"),
-                        "--source", str(tmp_path / "projects"), "--root", str(root)], capture_output=True, text=True, timeout=300)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--config", str(tmp_path / "asz.yaml"),
+                    "--source", str(tmp_path / "projects"), "--root", str(root)], capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stdout + p.stderr
     sid = session_dirs(root)[0].name
     expected = set()

@@ -14,6 +14,8 @@ from urllib.parse import quote
 
 import pytest
 
+import forked
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "verify"))
 from verify_landing import edit_records  # noqa: E402
 
@@ -62,14 +64,13 @@ def test_with_the_index_built_again_the_record_api_refuses_every_file_of_the_rou
     """The session index built again from the changed file cannot say which file changed: the round's input digest
     still does not match, so the API refuses every record of the round's window, naming why."""
     import shutil
-    import subprocess
 
     root0, _ = resealed
     root = tmp_path / "root"
     shutil.copytree(root0, root, symlinks=True)
     shutil.rmtree(root / SID / "index")
-    subprocess.run([sys.executable, "-m", "asz_core.cli.main", "parse", SID, "--root", str(root)], check=True,
-                   capture_output=True, timeout=300)
+    forked.run([sys.executable, "-m", "asz_core.cli.main", "parse", SID, "--root", str(root)], check=True,
+               capture_output=True, timeout=300)
     s = serve(root)
     for row in (1, 7):  # the unchanged first record too: nothing of the window is evidence now
         r = s.get(f"/api/c/{SID}/record/1/{row}")
