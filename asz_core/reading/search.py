@@ -76,7 +76,8 @@ from .search_store import SCHEMA_VERSION, compact_when_due, compacted, connect, 
 from .search_gaps import UNREAD, changed, gaps, known_prints, said_beside, missing_files, no_round, readable_again, stat_text, too_large_gap, write_gaps
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
 from .search_labels import document_title, label_flags, label_row, withheld_by
-from .search_hits import (INDEX_DIFFERS, HitCheck, copies_kept, replay_rows, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
+from .search_copies import copies_kept, replay_rows, written_again
+from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
 
@@ -182,6 +183,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     meta.talked = any(n.kind == "talk" for n in fold.nodes.values())
     there = counted_there(root, head.session)  # a receiving root's continued session, drawn here too (trial 28a F1)
     seen: set[tuple] = set()  # a record an interrupted pass landed twice (same stream, ord, off and sha) is searched once
+    ids: set[str] = set()  # the record ids read so far: a line written again under one (field reports 20, 21, 23)
     for ln, path in landed_files(root / head.session) if (root / head.session).is_dir() else []:
         if ln.seq > head.through_seq:
             continue
@@ -222,7 +224,8 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             flags = " ".join(f for f in rec.get("flags", ()) if isinstance(f, str))
             repeats = repeated(links, there, ln.seq, row, rec, cites)
             at = 0 if (ns := parse_instant(rec.get("time"))) is None else ns // 1_000_000
-            prompt = _part_rows(held if (ln.seq, row) in copies else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
+            copy = (ln.seq, row) in copies or written_again(ids, rec, (ln.seq, row, None) in cites)
+            prompt = _part_rows(held if copy else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
                                 cites, talk_of)
             label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
             if bound:

@@ -28,7 +28,7 @@ from .listing import Filters
 from .search_text import SNIP_END, SNIP_START, cjk_window, index_form, marked, snippet_spans
 from .search_undescribed import line_breaks, line_copy, undescribed_note, undescribed_text
 
-__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "given_label", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "replay_rows", "copies_kept", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
+__all__ = ["DATA_STEPS", "INDEX_DIFFERS", "HitCheck", "json_text", "person_typed", "text_kind", "part_text", "masked_index", "given_label", "part_index", "query_where", "hits_where", "conv_where", "UNVERIFIED_CONV", "unjudged_convs", "unjudged_hits", "timeless_left_out", "window_terms", "snippet_of", "stored_text", "held_in", "sent_by", "with_senders", "repeated", "left_out_by", "excluded_note", "hit_dicts", "stoppable", "stopped"]
 
 
 def json_text(data: Any) -> str:
@@ -518,26 +518,6 @@ def repeated(links: Any, there: dict[str, str], seq: int, row: int, rec: dict, c
         return other
     rid = rec.get("id")
     return there.get(rid, "") if there and isinstance(rid, str) else ""
-
-
-def replay_rows(nodes: dict) -> set[tuple[int, int]]:
-    """``(seq, row)`` of each landed record a model call of the fold's ``nodes`` says is a copy of it (its
-    ``attrs.replayed``: a sub-agent's or side question's file replaying its parent's call under the same message id,
-    :func:`~asz_core.flow.asm_state.replays`), which every reader draws once, at the call's own record."""
-    out: set[tuple[int, int]] = set()
-    for n in nodes.values():
-        for at in (n.attrs.get("replayed") or ()) if n.kind == "llm.call" else ():
-            if isinstance(at, dict) and isinstance(at.get("seq"), int) and isinstance(at.get("row"), int):
-                out.add((at["seq"], at["row"]))
-    return out
-
-
-def copies_kept(rows: list[tuple], copies: list[tuple]) -> list[tuple]:
-    """The index rows of ``copies`` (the parts of :func:`replay_rows`' records) whose text and kind no row of ``rows``
-    (every other record's) holds: a replayed call's text is one hit, at the call's own record, unless the copy is the
-    only place it is (fix46c: ``tool_input`` at ``tool/X`` and again at the talk holding only the copy)."""
-    have = {(r[0], r[4]) for r in rows}
-    return [r for r in copies if (r[0], r[4]) not in have]
 
 
 def sent_by(root: Path, instance: str) -> list[str]:
