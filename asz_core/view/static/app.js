@@ -1331,19 +1331,28 @@
       if (!res.ok) { out.append(errorBox('The search was refused.', res)); return; }
       const hits = Array.isArray(res.data) ? res.data : (res.data && res.data.hits) || [];
       const held = (res.data && res.data.held_back) || { hits: 0, files: [] };
-      // The query is shown as typed (a quoted phrase keeps its own quotes, once); a full page says it is the first ones.
-      const more = hits.length >= limit, unit = byconv ? ' conversation' : ' hit';
-      out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' : '') + num(hits.length) + unit + (hits.length === 1 ? '' : 's') + ' for ',
+      // The query is shown as typed (a quoted phrase keeps its own quotes, once); a full page says it is the first ones,
+      // of how many when the answer counts them (total, 10,000+ when total_capped; trial 48b F5: "There may be more"
+      // beside "total": 148). The rest the button can fetch leaves out the hits held back (held_back.hits).
+      const known = res.data && typeof res.data.total === 'number', capped = known && !!res.data.total_capped;
+      const rest = known ? Math.max(res.data.total - (held.hits || 0) - hits.length, 0) : 0;
+      const more = known ? hits.length >= limit && (rest > 0 || capped) : hits.length >= limit;
+      const unit = byconv ? ' conversation' : ' hit', of = known ? ' of ' + num(res.data.total) + (capped ? '+' : '') : '';
+      const moreWords = known ? num(rest) + (capped ? '+' : '') + ' more' : 'There may be more';
+      out.append(h('h2', { id: 'hitcount' }, (more ? 'The first ' + num(hits.length) + of : num(hits.length)) + unit +
+          (more || hits.length !== 1 ? 's' : '') + ' for ',
         h('code', { class: 'query' }, f.q),
         h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ q: null }); document.getElementById('q').value = ''; clear(out); } }, 'Clear')));
       if (res.data && res.data.note) {  // the filters keep no conversation: said as asz search says it (trial 29b F3)
         out.append(h('p', { class: 'box notice small', id: 'searchnote' }, res.data.note));
       }
       if (more && limit < SEARCH_MAX) {
-        out.append(h('p', { class: 'small', id: 'morehits' }, 'There may be more. ',
-          h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(SEARCH_MAX); } }, 'Show up to ' + num(SEARCH_MAX))));
+        const all = known && !capped && hits.length + rest <= SEARCH_MAX;
+        out.append(h('p', { class: 'small', id: 'morehits' }, moreWords + '. ',
+          h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(SEARCH_MAX); } },
+            all ? 'Show all ' + num(hits.length + rest) : 'Show up to ' + num(SEARCH_MAX))));
       } else if (more) {
-        out.append(h('p', { class: 'small muted', id: 'morehits' }, 'There may be more: narrow the search with the filters, or run ',
+        out.append(h('p', { class: 'small muted', id: 'morehits' }, moreWords + ': narrow the search with the filters, or run ',
           h('code', null, searchCommand(f, byconv)), '.'));
       }
       if (res.data && res.data.across) {  // no one text holds every word, but conversations do between their texts (trial 21)
