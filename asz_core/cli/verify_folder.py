@@ -28,26 +28,6 @@ __all__ = ["check_folder"]
 ROW_KEYS = ("state", "talks", "steps", "rounds", "llm_calls", "calls_with_usage", "usage", "cost")
 
 
-def _shared_docs() -> Callable:
-    """An asz.view document builder that keeps the last few documents it built (by conversation, withheld names, the
-    round :func:`~asz_core.view.chain.as_of` holds and the title :func:`~asz_core.view.chain.named_as_of` holds), so the
-    checks of one copy build each once."""
-    from ..reading.export import build
-    from ..view.chain import named_pinned, round_as_of
-
-    kept: dict = {}
-
-    def docs(root, cid: str, hide: list[str]) -> dict:
-        key = (cid, tuple(hide), round_as_of(cid), named_pinned())
-        if key not in kept:
-            if len(kept) >= 4:
-                kept.clear()
-            kept[key] = build(root, cid, hide)
-        return kept[key]
-
-    return docs
-
-
 def _listing(folder: Path, body: dict) -> tuple[list[str], list[str]]:
     """The folder against its manifest's listing: ``(said, problems)``, a file added, removed or changed named; the
     files its ``beside`` names (in the folder before the export, not part of it: trial 39d F2) said, not problems."""
@@ -224,7 +204,9 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
     page = _page_rows(folder, body)
     for part in (_listing(folder, body), _index_rows(folder, body), page):
         said, problems = said + part[0], problems + part[1]
-    docs, checked, moved, table, figured = _shared_docs(), 0, 0, None, 0
+    from ..reading.export_docs import SharedDocs
+
+    docs, checked, moved, table, figured = SharedDocs(), 0, 0, None, 0  # each document built once (export_docs)
     for f in body.get("files") or ():
         copy, m = folder / str(f.get("file")), folder / str((f.get("manifest") or {}).get("file"))
         if not copy.is_file() or not m.is_file():

@@ -413,7 +413,8 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
                    docs=None) -> tuple[list[str], list[str]]:
     """One copy against its manifest ``where``, and with ``root`` against the root: ``(said, problems)``
     (:func:`~asz_core.reading.export_manifest.check_copy`, :func:`~asz_core.reading.export_manifest.check_against_root`).
-    ``docs(root, cid, hide)``: the asz.view document builder (a folder's check shares one across its copies). Raises
+    ``docs``: the asz.view document builder (:class:`~asz_core.reading.export_docs.SharedDocs`; a folder's check shares
+    one across its copies). Raises
     a usage error (exit 2) for a manifest that does not read."""
     from ..reading.export_manifest import check_against_root, check_copy, read_manifest
 
@@ -424,12 +425,12 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
     data, raw = copy.read_bytes(), where.read_bytes()
     said, problems = check_copy(data, body, raw, given)
     if root is not None:
-        from ..reading.export import build
         from ..reading.export_erased import erased_problems
         from ..reading.export_render import check_drawn
+        from ..reading.export_docs import SharedDocs
         from .export_made import made_again
 
-        docs = docs or build
+        docs = docs or SharedDocs()  # each document built once: the copy made again keeps what the check reads
         made, hide = body.get("made") or {}, list((body.get("made") or {}).get("hide") or [])
         more, wrong = [], erased_problems(root, body)  # asz erase took it: said as erased, never as changed
         try:
@@ -440,13 +441,14 @@ def export_results(copy: Path, where: Path, given: str, root: Optional[Path], co
                 from ..reading.export_forms import as_masked
 
                 key = _mask_key(root)
-                more, wrong = as_masked(data, body, key, lambda: check_titled(root, body, lambda pins: check_drawn(
-                    lambda r, before: check_against_root(
-                        data, {**body, "render": r, "cents_before": before},
-                        lambda cid: pinned(pins, cid, lambda: docs(root, cid, hide)),
-                        lambda cid: pinned(pins, cid, lambda: made_again(root, cid, made, config)), key),
-                    body.get("render"), lambda problem: problem.startswith(cids))))  # each title as the export found it
-                # (43a F3), masked as the forms that made it masked it (session 43)
+                with docs.keeping():
+                    more, wrong = as_masked(data, body, key, lambda: check_titled(root, body, lambda pins: check_drawn(
+                        lambda r, before: check_against_root(
+                            data, {**body, "render": r, "cents_before": before},
+                            lambda cid: pinned(pins, cid, lambda: docs(root, cid, hide)),
+                            lambda cid: pinned(pins, cid, lambda: made_again(root, cid, made, config)), key),
+                        body.get("render"), lambda problem: problem.startswith(cids))))  # each title as the export
+                    # found it (43a F3), masked as the forms that made it masked it (session 43)
         except (LookupError, ValueError, OSError, RuntimeError) as exc:  # a conversation the root lacks, no usable round (ViewError)
             more, wrong = [], [f"root {root}: cannot make the copy again: {exc}"]
         said, problems = said + more, problems + wrong

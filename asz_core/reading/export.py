@@ -587,5 +587,10 @@ def _other_html(st: dict, sid: str, head: str, e, prose) -> str:
 def build(root: str | os.PathLike, conversation: str, hide: Sequence[str], prices=None) -> dict:
     """The asz.view document the export renders (withholding ``hide``), its costs priced by ``prices`` (a
     :class:`~asz_core.view.prices.PriceTable`: the configuration's, as ``asz conversation`` prices them; None, the
-    shipped table); raises ``ViewError`` as :func:`build_view`."""
-    return build_view(root, conversation, hide=list(hide), prices=prices)
+    shipped table); raises ``ViewError`` as :func:`build_view`. What a check reads of it is kept, before any masking,
+    while ``asz verify --export --root`` makes the copy again (:func:`~asz_core.reading.export_docs.keep`)."""
+    from .export_docs import keep
+
+    doc = build_view(root, conversation, hide=list(hide), prices=prices)
+    keep(conversation, hide, doc)
+    return doc

@@ -26,7 +26,6 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Callable, Optional
 
@@ -38,12 +37,13 @@ from ..view.chain import as_of
 from .export_keyed import MASK_DIGESTS, compared, keyed
 from .export_later import as_earlier, key_differences
 from .export_problems import problems_then
-from .export_render import ESCAPED_MASKS_RENDER, RENDER, as_forms, as_render, drawing
+from .export_render import ESCAPED_MASKS_RENDER, RENDER, as_forms, as_render
 from .export_typed import AROUND, classed, origin, origins, plain
 from .export_calls import thinking_gone
+from .export_docs import entry_checked
 from .export_forms import FORMS, as_left_out
 from .export_refusals import refusals_gone
-from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, skeleton_of, span_lines, text_removed)
+from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, span_lines, text_removed)
 
 #: The manifest's format and version (1.x adds keys, never removes or renames one).
 SCHEMA = "asz.export-manifest/1"
@@ -392,37 +392,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
     said, problems = [], []
     again, seen = b"", []
     pruned: set[str] = set()  # the conversations a landed file of which retention removed (a skeleton stands for it)
-    for entry in body.get("conversations") or ():
-        cid = entry.get("conversation")
-        doc = docs(cid)
-        now, upto = evidence(doc), None
-        if now["head"] != entry.get("head"):
-            upto, moved = _moved_on(cid, doc, entry.get("head") or {}, docs)
-            if upto is None:
-                problems.append(moved)
-            else:  # the manifest's head round is still in the root (write-once): the copy is made as of it
-                said.append(moved)
-                with as_of(cid, upto):
-                    now = evidence(docs(cid))
-        was = {f["file"]: f["digest"] for f in entry.get("files") or ()}
-        held = {f["file"]: f["digest"] for f in now["files"]}
-        for f, digest in was.items():
-            sk = skeleton_of(f)
-            if f not in held and held.get(sk) == digest:  # trial 27b F3: a skeleton stands for it, by its digest
-                said.append(f"{cid}: landed file {f}: removed by retention; its skeleton {sk.rsplit('/', 1)[-1]} "
-                            "keeps the manifest's digest")
-                pruned.add(cid)
-            elif f not in held:
-                problems.append(f"{cid}: landed file {f}: in the manifest, not in the root")
-            elif held[f] != digest:
-                problems.append(f"{cid}: landed file {f}: its digest is {held[f]}, not the manifest's {digest}")
-        if now["state"] != "verified":
-            problems.append(f"{cid}: its evidence does not verify (state {now['state']}): asz verify names the damage")
-        if not problems:
-            said.append(f"{cid}: head round {now['head'].get('round')} and its {len(was)} landed file(s) are the "
-                        "manifest's, and verify")
-        with as_of(cid, upto) if upto is not None else nullcontext(), drawing(int(body.get("render") or 1), body.get("cents_before")):
-            made, got = again_of(cid)  # the manifest's round (trial 31b F1), drawn as its render drew it
+    for entry in body.get("conversations") or ():  # each made again, then held to the manifest (export_docs)
+        made, got = entry_checked(entry.get("conversation"), entry, body, docs, again_of, said, problems, pruned)
         again, seen = again + made, seen + got
     again = as_left_out(copy, as_forms(copy, as_render(_keys_then(copy, again, body, said), int(body.get("render") or 1), (body.get("made") or {}).get("format"))), body, said)
     entries, listed, uncompared, sat_in = compared(body, key, mask_places(again, seen, int(body.get("render") or 1)))  # keyed as the manifest's
@@ -469,7 +440,7 @@ def _keys_then(copy: bytes, again: bytes, body: dict, said: list[str]) -> bytes:
     return again
 
 
-def _moved_on(cid: str, doc: dict, was: dict, docs: Callable[[str], dict]) -> tuple[Optional[int], str]:
+def moved_on(cid: str, doc: dict, was: dict, docs: Callable[[str], dict]) -> tuple[Optional[int], str]:
     """A conversation whose head round is not the manifest's (``was``; ``doc`` its document now): ``(the manifest's
     round, the line saying the root moved on and what the rounds after it add)`` when the root still holds that round
     with the manifest's digest (rounds are write-once: a grown conversation keeps every round before its head; trial
