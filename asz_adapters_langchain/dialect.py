@@ -121,6 +121,7 @@ _DERIVED = {
     "summary": ("runtime", ("reset_summary",), ""),
     "call": ("runtime", (), ""),
     "answer": ("agent", (), ""),
+    "ended": ("runtime", (), ""),
 }
 #: Why a decorated function's post carrying its end drops its ``outputs``: the answer record after it holds them.
 ANSWER_WHY = "the function's return value: the answer record after this one holds it, at the run's end_time"

@@ -379,6 +379,10 @@ class _Pass:
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
+        if end and op == "post" and mem["k"] == "root" and run.get("start_time") not in (None, "") and run.get("end_time"):
+            # its record is at its start, the prompt (dialect._fill): one with no parts marks where it ended (48c F1)
+            self.emit(mem["s"], mem["st"], {"asz": {"kind": "ended", "id": f"{rec_id}:end", "run": mem["t"], "parent": rec_id,
+                                                    "time": run.get("end_time")}, "op": "ended", "received": received})
         if (end or again) and op == "post" and mem.get("tr") and run.get("outputs") not in (None, {}):
             # a decorated function posted complete: its return value is its answer, at its end (trial 48c F1)
             self.emit(mem["s"], mem["st"], {"asz": {"kind": "answer", "id": f"{rec_id}:answer", "run": mem["t"], "parent": rec_id,

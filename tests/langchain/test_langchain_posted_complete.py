@@ -1,7 +1,7 @@
 """A trace posted complete to /runs/batch, as the real LangChainTracer posts finished runs (trial 48c F1, F2).
 
 F1: the person's prompt is at the trace's first run's ``start_time`` (it read at its ``end_time``, after the final
-reply), so the text export prints it first with its own time and ``asz ls``'s ``from`` is the graph's start.
+reply), so the text export prints it first with its own time and ``asz ls``'s ``from`` and ``to`` are the graph's.
 F2: the same trace posted again reads once when identical; posted again with the final reply changed, both replies are
 kept and every reader says the conflict (field report #20): ``asz conversation``'s problem, the md export, ``asz ls``'s
 ``!``, and ``asz search`` finds the new text. Expected values are read from the corpus's recorded tracer batch
@@ -50,7 +50,7 @@ def test_prompt_at_start_and_a_changed_repost_said(tmp_path, receiver_factory, r
     assert lines[0] == (start.strftime("%Y-%m-%dT%H:%M:%S.%fZ"), "prompt"), lines[:2]
     assert [t for t, _ in lines] == sorted(t for t, _ in lines)  # in time order, the prompt first
     row = json.loads(run_asz("ls", "--json", "--root", str(root)).stdout)[0]
-    assert row["from"] == int(start.timestamp() * 1000)
+    assert (row["from"], row["to"]) == (int(start.timestamp() * 1000), int(end.timestamp() * 1000))
     doc = json.loads(run_asz("conversation", sid, "--json", "--root", str(root)).stdout)
     assert doc["summary"]["problems"] == []  # the identical repost reads once
     assert [k for _, k in lines].count("reply") == sum(1 for r in llms if _reply(r))
