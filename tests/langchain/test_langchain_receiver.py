@@ -120,6 +120,14 @@ def test_bad_input_gets_4xx_and_stages_nothing(tmp_path, receiver_factory, captu
     assert status == 415
     assert r.send("POST", "/runs/batch", b'{"post": [], "delete": []}', {"Content-Type": "application/json"})[0] == 400
     assert r.send("POST", "/runs", b'{"name": "no id"}', {"Content-Type": "application/json"})[0] == 400
+    # a lone surrogate escape is named as the half it is (trial 48c F6: orjson calls a lone low one "invalid high")
+    lead = b'{"post": [{"id": "r9", "x": '  # 28 bytes before the string
+    for text, at, said in ((b'"\\udcb2"', 1, "a lone low surrogate \\udcb2 at byte {}, no high surrogate before it"),
+                           (b'"a\\ud83dx"', 2, "a lone high surrogate \\ud83d at byte {}, no low surrogate after it"),
+                           (b'"\\\\udcb2\\ud83d\\ude00\\ud800"', 20,
+                            "a lone high surrogate \\ud800 at byte {}, no low surrogate after it")):
+        status, answer = r.send("POST", "/runs/batch", lead + text + b"}]}", {"Content-Type": "application/json"})
+        assert (status, answer["error"]) == (400, f"body: not valid JSON ({said.format(len(lead) + at)})")
     assert _inbox(root) == []
     # what was refused cost nothing else: a good request still lands
     assert r.replay(captures[0])[0] == 202
