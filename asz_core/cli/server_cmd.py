@@ -172,7 +172,7 @@ def _reading_routes(searches=None, config=None) -> list:
     """The API routes of the reading room, which the view does not import (``/api/search``, ``/api/tools``); at most
     :data:`~asz_core.view.at_once.SEARCHES_AT_ONCE` of them run together, searches and tool-use readings alike
     (``searches``: the :class:`~asz_core.view.at_once.AtOnce` bounding them, a new one by default), one more is a
-    503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation kept, 8 s under load); and
+    503 ``busy`` (trial 36a F8; ``/api/tools``' first answer reads every conversation's kept tool calls); and
     ``/api/c/{id}/export``, ``asz export``'s bytes of one conversation, in the same bound (:mod:`asz_core.cli.export_route`;
     ``config``: the server's asz.yaml, whose prices it uses)."""
     from ..view.app import TITLES_MASKED, json_answer

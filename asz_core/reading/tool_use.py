@@ -206,18 +206,17 @@ def tool_calls(root: str | os.PathLike, conversation: str, hide: Sequence[str], 
             got = _KEPT.get(key)
         if got is not None and got[0] == now:
             return got[1]
-    fp, hit = cache.get(conversation, hide) if cache is not None else ("", None)
-    if hit is not None:
-        return hit
-    try:
-        value: Any = conversation_tool_calls(root, conversation, list(hide))
-    except ViewError as exc:
-        value = exc
+    fp, value = cache.get(conversation, hide) if cache is not None else ("", None)
+    if value is None:
+        try:
+            value = conversation_tool_calls(root, conversation, list(hide))
+        except ViewError as exc:
+            value = exc
+        if cache is not None and not isinstance(value, Exception):
+            cache.put(conversation, hide, fp, value)
     if keep:
         with _KEPT_LOCK:
             _KEPT[key] = (now, value)
-    if cache is not None and not isinstance(value, Exception):
-        cache.put(conversation, hide, fp, value)
     return value
 
 
@@ -227,17 +226,19 @@ def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str]
     ``(since, until)`` unix ms ``window``, the calls and records made in it), and those held back, in no figure:
     ``[{"conversation", "state", "calls", "executions"}]`` for one that does not verify (``incomplete``,
     ``mismatch``), ``{"conversation", "state": "unreadable", "why"}`` for one that does not read. ``keep``: each
-    conversation's read kept while its files are unchanged (:func:`tool_calls`; a server); else kept in the root's
-    summary store for the next run (:mod:`asz_core.reading.tool_cache`). KeyboardInterrupt passes through."""
+    conversation's read kept in the process while its files are unchanged (:func:`tool_calls`; a server). Either way
+    the entry the root's summary store keeps for the files as they are is read first (the one a collect or a server's
+    pass kept, :mod:`asz_core.reading.kept_whole`), and a conversation read is kept there for the next run
+    (:mod:`asz_core.reading.tool_cache`; trial 48b F3: a server's first ``/api/tools`` read every conversation's files,
+    25 s over 295 MB, beside the 410 entries the collect had kept). KeyboardInterrupt passes through."""
     from .tool_cache import ToolCache
 
     report, held, hide = ToolReport(*window), [], list(hide)
-    cache = None if keep else ToolCache(root)
+    cache = ToolCache(root)
     try:
         got_all = [(cid, tool_calls(root, cid, hide, keep, cache)) for cid in sorted(ids)]
     finally:
-        if cache is not None:
-            cache.close()
+        cache.close()
     for cid, got in got_all:
         if isinstance(got, Exception):
             held.append({"conversation": cid, "state": "unreadable", "why": str(got)})

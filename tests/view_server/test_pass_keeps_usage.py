@@ -69,6 +69,22 @@ def test_a_cold_usage_tools_reads_the_entries_the_pass_kept(collected: Path, cor
     assert entries() == kept  # read, none counted again from the files
 
 
+
+def test_the_servers_first_tools_answer_reads_the_entries_the_pass_kept(collected: Path, corpus_projects: Path,
+                                                                      monkeypatch):
+    """``/api/tools``' answer in a fresh server reads the entries too, and gives ``asz usage tools --json``'s object
+    (trial 48b F3: a server's first ``/api/tools`` read every conversation's files, 25.3 s over 295 MB)."""
+    from asz_core.reading import tool_use
+    from asz_core.view import document
+
+    read, real = [], document.conversation_tool_calls
+    monkeypatch.setattr(document, "conversation_tool_calls", lambda root, cid, hide: read.append(cid) or real(root, cid, hide))
+    monkeypatch.setattr(tool_use, "_KEPT", {})
+    got = tool_use.answer(collected, [], [], RuntimeError)
+    assert read == []  # every conversation's calls from its kept entry
+    assert got == json.loads(asz("usage", "tools", "--json", "--root", str(collected)).stdout)
+    assert got["total"]["calls"] == len(source_tool_ids(corpus_projects)) and got["held_back"] == []
+
 def test_a_record_of_another_build_and_a_missing_one_are_built_again(collected: Path):
     from asz_core.view.found_store import DIR, FoundStore
 
