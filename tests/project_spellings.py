@@ -38,6 +38,19 @@ def _fresh(old: str, copy: int) -> str:
     return str(uuid.uuid5(uuid.NAMESPACE_URL, f"spelling{copy}:{old}"))
 
 
+def calls_and_tokens(body: str) -> tuple[int, int]:
+    """A transcript's model calls (one per message id and request id carrying usage, its last line, as ccusage counts
+    them) and their tokens (input, output, cache write and cache read)."""
+    calls = {}
+    for line in body.splitlines():
+        d = json.loads(line)
+        m = d.get("message") or {}
+        if d.get("type") == "assistant" and isinstance(m.get("usage"), dict):
+            calls[(m.get("id"), d.get("requestId"))] = m["usage"]
+    return len(calls), sum(u.get(k, 0) for u in calls.values() for k in ("input_tokens", "output_tokens",
+                                                                        "cache_creation_input_tokens", "cache_read_input_tokens"))
+
+
 def write_copies(corpus_source: Path, to: Path) -> dict[str, dict]:
     """Write the six copies under ``to`` (one project folder each) and return ``{session id: {"project", "calls",
     "tokens"}}``: its cwd, and its model calls (one per message id and request id carrying usage, its last line, as
@@ -52,14 +65,7 @@ def write_copies(corpus_source: Path, to: Path) -> dict[str, dict]:
         folder = to / f"copy{copy}"
         folder.mkdir(parents=True)
         (folder / f"{session}.jsonl").write_text(body, encoding="utf-8")
-        calls = {}
-        for line in body.splitlines():
-            d = json.loads(line)
-            m = d.get("message") or {}
-            if d.get("type") == "assistant" and isinstance(m.get("usage"), dict):
-                calls[(m.get("id"), d.get("requestId"))] = m["usage"]
-        tokens = sum(u.get(k, 0) for u in calls.values() for k in ("input_tokens", "output_tokens",
-                                                                   "cache_creation_input_tokens", "cache_read_input_tokens"))
-        out[session] = {"project": project, "calls": len(calls), "tokens": tokens}
+        calls, tokens = calls_and_tokens(body)
+        out[session] = {"project": project, "calls": calls, "tokens": tokens}
     assert len(out) == len(PROJECTS)
     return out

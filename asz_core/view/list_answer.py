@@ -50,7 +50,8 @@ def listed_rows(state, hide) -> tuple[list[str], str, list[dict]]:
 
     convs = state.conversations()
     note = list_note(state, convs)
-    rows = counted_where_continued([state.row(c, hide, wait=False) for c in convs])  # a copy with no call of its own: 0 (46a F5)
+    kept = state.kept_ids(hide)  # rows waiting in the counter that a collect pass kept since: given (trial 48b F2)
+    rows = counted_where_continued([state.row(c, hide, wait=False, kept=kept) for c in convs])  # a copy with no call of its own: 0 (46a F5)
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]
     if behind:
         state.count_behind(behind, hide)

@@ -25,6 +25,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, removed_count
 from ..sessiondata.model import WITHHOLDABLE
 from .at_once import Recent
 from .background import BackgroundChecks
+from .counter_kept import KeptWhileWaiting
 from .conflicts import stopped_and_gone
 from .counted_in import summary_counted_in
 from .depends import files_key
@@ -98,7 +99,7 @@ def conversation_dialect(state: "ViewState", conversation: str) -> str:
     return session_dialect(state._dialects, state.root, session)
 
 
-class ViewState(BackgroundChecks, LandedRequests, KeptFound):
+class ViewState(BackgroundChecks, LandedRequests, KeptFound, KeptWhileWaiting):
     """What one ``asz view`` / ``asz server`` process knows: the root, withholding settings, caches, status.
 
     ``root`` is the storage root (read only). ``hide`` is ``view.hide`` (names
@@ -237,7 +238,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
 
     # ------------------------------------------------------------------ rows
 
-    def row(self, conversation: str, hide: Sequence[str] = (), *, wait: bool = True) -> dict:
+    def row(self, conversation: str, hide: Sequence[str] = (), *, wait: bool = True, kept: frozenset = frozenset()) -> dict:
         """One ``/api/conversations`` row (:func:`asz_core.view.rows.header_row`) from the head round header.
 
         Times are unix ms; the later counts are null when the head round
@@ -247,7 +248,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         it could come from a record carrying a flag ``hide`` withholds), never the head header's (assembly's,
         unchecked against the landed records: it may be another session's summary, view.titles). With ``wait``
         False the summary keys are given only when kept (in memory or in
-        ``_index/summaries.sqlite``); a row whose summary is still to be counted
+        ``_index/summaries.sqlite``, one waiting in the counter when ``kept``, the store's ids, names it: 48b F2); a row whose summary is still to be counted
         has them null, no title (its header's is assembly's, unchecked against the landed records), ``problems``
         null and ``"counting": true`` as its last key (issue 22). A counted row's ``problems`` is its document's
         ``summary.problems``, as ``asz ls --json`` rows carry it (``[problem]`` for one that does not read), and its
@@ -261,7 +262,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
         newest = self.newest_round(conversation)  # listed once for the whole row
         h = self.head_header(conversation, newest) or {}
         fp: tuple | None = None
-        if not wait and self.count_waiting(conversation, hide):
+        waiting = not wait and self.count_waiting(conversation, hide)
+        if waiting and conversation not in kept:
             keys = None  # the counter has it: neither its files nor the store are looked at again on every poll
         else:
             try:
@@ -282,6 +284,8 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound):
             row["problems"] = row["removed_files"] = None  # known once counted, as the summary keys
         else:
             row.update(keys)
+            if waiting:
+                self.count_kept(conversation, hide)  # kept meanwhile (a collect pass): the counter has nothing to do
         try:  # sources the collector no longer reads, from the cursors now (trial 19, F5), as asz ls --json has them
             session = self.session_of(conversation, newest)
             row["conflicts"], gone = stopped_and_gone(self.root, session)

@@ -439,6 +439,16 @@ class SummaryStore:
         except sqlite3.Error:
             pass
 
+    def ids(self, table: str, hide: Sequence[str]) -> frozenset[str]:
+        """The conversations ``table`` (:data:`TABLES`) holds an entry for withholding ``hide``, of any fingerprint."""
+        if self.con is None or chosen_now():
+            return frozenset()
+        try:
+            with self._lock:
+                return frozenset(i for (i,) in self.con.execute(f"SELECT id FROM {table} WHERE hide=?", (hide_key(hide),)))
+        except sqlite3.Error:
+            return frozenset()
+
     def close(self) -> None:
         with self._lock:
             if self.con is not None:
@@ -530,6 +540,17 @@ class RowSummaries:
         title, project, runtime = landed_title(self.root, session, hide) if session and "/" not in session else ("", "", None)
         return {"title": title, "project": project or None, "runtime": runtime, "problem": str(exc), "problems": [str(exc)]}
 
+    def _opened(self) -> SummaryStore:
+        with self._lock:
+            if self._store is None or self._store.con is None:
+                self._store = SummaryStore(self.root)  # opened once there is a conversation to keep one for
+            return self._store
+
+    def kept_ids(self, hide: Sequence[str]) -> frozenset[str]:
+        """The conversations the root's store keeps a summary of withholding ``hide`` (their files may have changed
+        since): what a list row still waiting to be counted looks up (trial 48b F2: a server's first pass keeps them)."""
+        return self._opened().ids("summaries", hide)
+
     def row_keys(self, conversation: str, session: str, fp: object, hide: Sequence[str], prices: PriceTable | None,
                  *, count: bool = True, count_with=None) -> dict | None:
         """``title`` (left out when empty), :data:`~asz_core.view.rows.SUMMARY_KEYS` and the recorded ``from``/``to``
@@ -541,9 +562,7 @@ class RowSummaries:
         background process)."""
         with self._lock:
             hit = self._memo.get(conversation)
-            if self._store is None or self._store.con is None:
-                self._store = SummaryStore(self.root)  # opened once there is a conversation to keep one for
-            store = self._store
+        store = self._opened()
         if hit is None or hit[0] != fp or hit[1] != tuple(hide):
             if not count:
                 try:
