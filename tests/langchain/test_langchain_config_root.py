@@ -21,6 +21,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
 
 from cli_helpers import expected_langsmith, stage_upload_bodies
+from langchain_helpers import free_port
 
 
 def _roots(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path, Path, dict]:
@@ -33,7 +34,10 @@ def _roots(tmp_path: Path, corpus_dir: Path) -> tuple[Path, Path, Path, dict]:
     work.mkdir()
     (work / "asz.yaml").write_text(f"storage:\n  root: {other}\nadapters:\n  - name: langsmith-ingest\n    enabled: true\n")
     cfg = tmp_path / "cfg.yaml"
-    cfg.write_text(f"storage:\n  root: {mine}\nadapters:\n  - name: langsmith-ingest\n    enabled: true\n")
+    # A port of its own: the default 127.0.0.1:1985 may be held by another receiver on the machine (s48a: `asz server`
+    # exited 1, "cannot listen on 127.0.0.1:1985: Address already in use", beside a trial's receiver).
+    cfg.write_text(f"storage:\n  root: {mine}\nadapters:\n  - name: langsmith-ingest\n    enabled: true\n"
+                   f"    listen: 127.0.0.1:{free_port()}\n")
     inbox = (mine / "_ingest" / "langsmith" / "inbox" / "001.jsonl").read_text().splitlines()
     want = expected_langsmith([json.loads(line)["run"] for line in inbox if json.loads(line)["op"] == "post"])
     return work, cfg, mine, want
