@@ -107,8 +107,19 @@ def test_a_pruned_root_is_drawn_the_same_both_ways(corpus_copy, tmp_path, monkey
     assert said == {"whole": 7, "lead": 1}  # the corpus's refusals (test_retention_outcomes counts them in the JSONL)
 
 
+#: :func:`_busiest`'s answers, by the root and its conversations.
+_BUSIEST: dict[tuple[str, tuple[str, ...]], str] = {}
+
+
 def _busiest(root) -> str:
-    return max(list_conversations(root), key=lambda c: len(document_view(root, c).nodes))
+    """The conversation of ``root`` whose document holds the most nodes: found once for a root and its list of
+    conversations (each of the 46 tests of this file that ask, and the fuzz test, built every conversation's document again, 11 over the
+    corpus, to pick the same one; session 48)."""
+    convs = tuple(list_conversations(root))
+    key = (str(root), convs)
+    if key not in _BUSIEST:
+        _BUSIEST[key] = max(convs, key=lambda c: len(document_view(root, c).nodes))
+    return _BUSIEST[key]
 
 
 def _steps(v: DocumentView, kinds: tuple[str, ...]) -> list[Node]:
