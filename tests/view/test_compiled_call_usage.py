@@ -18,7 +18,7 @@ from asz_core.view.document import list_conversations
 from asz_core.view.summary import DocumentView
 from asz_core.view.usage import CallUsage
 
-from document_views import document_view
+from document_views import busiest, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -91,7 +91,7 @@ SHAPES = [
 @pytest.mark.parametrize("name, first, last", SHAPES, ids=[s[0] for s in SHAPES])
 def test_a_call_of_any_shape_reads_the_same_both_ways(corpus, name, first, last):
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(document_view(root, c).call_usage))
+    conv = busiest(root, "call_usage", lambda v: len(v.call_usage))
     v = document_view(root, conv)
     changed = 0
     for n in v.nodes.values():
@@ -117,13 +117,13 @@ def test_a_call_of_any_shape_reads_the_same_both_ways(corpus, name, first, last)
 
 def test_a_call_in_a_file_that_does_not_verify_or_on_another_stream_reads_the_same(corpus):
     _, root = corpus
-    convs = sorted(list_conversations(root), key=lambda c: -len(document_view(root, c).call_usage))
-    v = document_view(root, convs[0])
+    conv = busiest(root, "call_usage", lambda v: len(v.call_usage))
+    v = document_view(root, conv)
     seq = next(iter(v.sess.records))
     v.sess.unverified[seq] = "changed"
     a, b = _both(v)
     assert a == b and any(cu.model == "" for _, cu in a)
-    v = document_view(root, convs[0])
+    v = document_view(root, conv)
     v._streams.update({s: "elsewhere" for s in list(v.sess.records)[:1]})
     a, b = _both(v)
     assert a == b
@@ -141,7 +141,7 @@ def test_a_drawn_call_has_the_same_keys_both_ways(corpus, flags, monkeypatch):
     from asz_core.view import step_keys
 
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(document_view(root, c).call_usage))
+    conv = busiest(root, "call_usage", lambda v: len(v.call_usage))
     v = document_view(root, conv)
     calls = [n for n in v.nodes.values() if n.kind == "llm.call"]
     for n in calls[:20]:

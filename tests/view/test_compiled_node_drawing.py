@@ -19,11 +19,10 @@ import pytest
 import asz_core.view.nodes as nodes_mod
 from asz_core.flow.model import Node, Ref
 from asz_core.sessiondata.numberprobe import bytescan
-from asz_core.view.document import list_conversations
 from asz_core.view.kinds import SHORT_TEXT
 from asz_core.view.summary import DocumentView
 
-from document_views import HIDES, corpus_views, document_view
+from document_views import HIDES, busiest, corpus_views, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -107,19 +106,9 @@ def test_a_pruned_root_is_drawn_the_same_both_ways(corpus_copy, tmp_path, monkey
     assert said == {"whole": 7, "lead": 1}  # the corpus's refusals (test_retention_outcomes counts them in the JSONL)
 
 
-#: :func:`_busiest`'s answers, by the root and its conversations.
-_BUSIEST: dict[tuple[str, tuple[str, ...]], str] = {}
-
-
 def _busiest(root) -> str:
-    """The conversation of ``root`` whose document holds the most nodes: found once for a root and its list of
-    conversations (each of the 46 tests of this file that ask, and the fuzz test, built every conversation's document again, 11 over the
-    corpus, to pick the same one; session 48)."""
-    convs = tuple(list_conversations(root))
-    key = (str(root), convs)
-    if key not in _BUSIEST:
-        _BUSIEST[key] = max(convs, key=lambda c: len(document_view(root, c).nodes))
-    return _BUSIEST[key]
+    """The conversation of ``root`` whose document holds the most nodes (found once a root: :func:`busiest`)."""
+    return busiest(root, "nodes", lambda v: len(v.nodes))
 
 
 def _steps(v: DocumentView, kinds: tuple[str, ...]) -> list[Node]:

@@ -13,11 +13,10 @@ import pytest
 
 from asz_core.flow.model import Node, Ref
 from asz_core.sessiondata.numberprobe import bytescan
-from asz_core.view.document import list_conversations
 from asz_core.view.kinds import SHORT_TEXT, TOOL_KINDS, clip_text, data_text
 from asz_core.view.summary import DocumentView
 
-from document_views import HIDES, corpus_views, document_view
+from document_views import HIDES, busiest, corpus_views, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -131,7 +130,7 @@ SHAPES = {
 @pytest.mark.parametrize("shape", list(SHAPES))
 def test_a_tool_of_any_shape_is_drawn_the_same_both_ways(corpus, shape):
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(_tools(document_view(root, c))))
+    conv = busiest(root, "tools", lambda v: len(_tools(v)))
     v = document_view(root, conv)
     tools = [n for n in _tools(v) if len(n.refs) == 2][:5]
     assert tools
@@ -146,7 +145,7 @@ def test_a_tool_of_any_shape_is_drawn_the_same_both_ways(corpus, shape):
 
 def test_a_tool_with_three_refs_or_none_is_drawn_the_same_both_ways(corpus):
     _, root = corpus
-    conv = max(list_conversations(root), key=lambda c: len(_tools(document_view(root, c))))
+    conv = busiest(root, "tools", lambda v: len(_tools(v)))
     v = document_view(root, conv)
     n = next(n for n in _tools(v) if len(n.refs) == 2)
     for refs, ref in (([*n.refs, n.refs[1]], n.ref), ([], n.ref), ([], None), (n.refs[:1], n.ref),
