@@ -54,8 +54,10 @@ main()
 
 
 def _main(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    """``asz ARGS`` through :func:`asz_core.cli.main.main`, as bytes."""
-    return subprocess.run([sys.executable, "-c", _MAIN, *args], capture_output=True, cwd=cwd, timeout=300)
+    """``asz ARGS`` through :func:`asz_core.cli.main.main`, as bytes: forked from the pre-imported server
+    (:func:`forked.run`), since the side compared against is the Typer application's output, not its start-up (the
+    light side, whose start without Typer is tested, keeps a fresh interpreter)."""
+    return forked.run([sys.executable, "-c", _MAIN, *args], capture_output=True, cwd=cwd, timeout=300)
 
 
 def _typer(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
