@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..flow.model import kind_id
+from .usage import TOKEN_KINDS
+
 __all__ = ["RELAYED_PREFIX", "relayed_only", "relayed_lines"]
 
 #: How a ``summary.problems`` line about calls seen only in another stream's copies starts (:func:`relayed_lines`).
 RELAYED_PREFIX = "calls seen only in progress records: "
-
-_KINDS = ("in", "out", "cache_read", "cache_write")
 
 
 def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified: Mapping = {},
@@ -39,7 +40,7 @@ def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified:
             continue
         for row, c in got:
             if (seq, row) not in repeated and isinstance(c, Mapping) and isinstance(call := c.get("call"), str) and call \
-                    and f"call/{call}" not in nodes:
+                    and kind_id("call", call) not in nodes:
                 out[(call, str(c.get("request") or ""))] = dict(c)
     return out
 
@@ -58,7 +59,7 @@ def relayed_lines(headers: Mapping, records: Mapping, nodes: Mapping, unverified
         t = by_model.setdefault(c.get("model") or "(no model)", [0] * 5)
         t[0] += 1
         u = c.get("usage") or {}
-        for i, k in enumerate(_KINDS, 1):
+        for i, k in enumerate(TOKEN_KINDS, 1):
             v = u.get(k, 0)
             t[i] += v if type(v) is int and v > 0 else 0
     models = "; ".join(f"{m} {t[0]:,} call(s), in {t[1]:,}, out {t[2]:,}, cache_read {t[3]:,}, cache_write {t[4]:,}"
