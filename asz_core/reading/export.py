@@ -291,7 +291,7 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
     for nd in doc.get("not_drawn") or ():
         if nd.get("why") == "unresolved" and nd.get("unresolved"):
             orphans.setdefault(nd["unresolved"], []).append(nd)
-    from ..view.kinds import taken_said
+    from ..view.kinds import taken_after
     from .export_steps import record_texts
 
     cut = drawn() >= CUT_SAID_RENDER  # a result too large to land or removed: its record's marker (47c F1)
@@ -304,8 +304,7 @@ def unresolved_said(root: str | os.PathLike, doc: dict) -> list[tuple[str, list[
             ref = nd.get("ref") or {}
             text = nd.get("text") or ""
             if text or cut and nd.get("result_state"):  # whole from the record, as a step's result is drawn (the document clips it)
-                text = (whole.get(repr(ref)) or text) + (f"\n[{taken_said(nd)}]" if cut and nd.get("result_taken")
-                                                            and nd.get("result_state") == "truncated" else "")
+                text = (whole.get(repr(ref)) or text) + (taken_after(nd) if cut else "")
             results.append((f"record {nd.get('id')} (seq {ref.get('seq')}, row {ref.get('row')})", text or "(no text)"))
         out.append((f"{u.get('id')} ({u.get('kind')}, {u.get('state')}): {u.get('reason') or 'no reason given'}", results))
     return out

@@ -15,7 +15,7 @@ from ..flow.model import Ref
 from ..sessiondata import SDError, SDReader
 from ..sessiondata.untimed import untimed, untimed_at
 from ..storage.layout import landed_files
-from ..view.kinds import copy_pair, copy_taken, taken_said
+from ..view.kinds import copy_pair, copy_taken, taken_after, taken_said
 from ..view.rate_words import ERROR_LABELS, LOST, kept_text
 from ..view.placing import asked_steps, asks, call_prompts, loose_talks, position, repeats, reports, walk
 from ..view.summary import HEADING_LIMIT, short_title
@@ -413,8 +413,8 @@ def _tool_step(s: Step, n: dict, recs: dict, held, said_no=lambda result: False)
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
     s["refused"] = said_no(s["result"])
-    if n.get("result_taken") and n.get("result_state") == "truncated" and s["result"]:  # after the text kept whole (40c F1)
-        s["result"] += f"\n[{taken_said(n)}]"
+    if s["result"]:  # the structured copy taken out, said after the text kept whole (40c F1)
+        s["result"] += taken_after(n)
 
 
 

@@ -13,7 +13,7 @@ from ..sessiondata.vocabulary import STEP_KINDS, STRUCTURAL_KINDS
 
 __all__ = [
     "FORMAT", "VERSION", "TEXT_LIMIT", "SHORT_TEXT", "STRUCTURAL", "STEP_KINDS", "NO_TEXT", "TOOL_KINDS", "STRUCTURAL_SET", "STEP_KIND_SET",
-    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "copy_pair", "copy_taken", "cut_digest", "data_text", "taken_keys", "taken_said", "text_kept", "TAKEN_KEYS",
+    "NOT_CHILDREN", "WITHHOLDABLE_SET", "CONTENT_KINDS", "NO_RECORD", "WHITESPACE", "CUT_STATES", "DATA_DUMPS", "RESULT_FROM_DATA", "clip_text", "copy_pair", "copy_taken", "cut_digest", "data_text", "taken_after", "taken_keys", "taken_said", "text_kept", "TAKEN_KEYS",
     "position",
 ]
 
@@ -169,6 +169,15 @@ def taken_said(n: dict, key: str = "result") -> str:
     data += [f"sha256 {n[f'{key}_sha256']}"] if n.get(f"{key}_sha256") else []
     return (f"{key} text kept whole ({', '.join(text)}); not kept: the runtime's structured copy ({', '.join(data)}),"
             " too large to land")
+
+
+def taken_after(n: dict) -> str:
+    """What md, html and the text form draw after a tool result's text kept whole when the runtime's structured copy
+    was taken out to land (``result_taken``, ``result_state`` truncated; trial 40c F1): a new line and
+    :func:`taken_said` in brackets; '' for any other node (a text that went too says both in its marker:
+    :func:`~asz_core.reading.export_steps.part_marker`). One rule for a step's result and a result whose call never
+    landed (:func:`~asz_core.reading.export.unresolved_said`)."""
+    return f"\n[{taken_said(n)}]" if n.get("result_taken") and n.get("result_state") == "truncated" else ""
 
 
 def cut_digest(p: dict, d: dict) -> None:
