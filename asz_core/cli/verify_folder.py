@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Optional
 
 import orjson
 
