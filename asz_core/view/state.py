@@ -274,12 +274,12 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound, KeptWhileWaiting):
         # the document summary's title (withheld as it was built), never the header's: assembly's title may be a label
         # written for another session's record (view.titles), which only the landed records tell; '' while counting
         title = "" if keys is None else keys.get("title", "")
-        kept = keys.pop("state", None) if keys else None  # the state its kept row holds from its last check (asz ls's)
+        kept_state = keys.pop("state", None) if keys else None  # the state its kept row holds from its last check (asz ls's)
         known = self.known_state(conversation, fp)
         if keys and "problem" in keys:  # no round folds: as asz ls, no figure of the round that does not verify
             row = header_row(conversation, None, newest[0] if newest else 0, title=title, state="unreadable")
         else:
-            row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=known or kept)
+            row = header_row(conversation, h, newest[0] if newest else 0, title=title, state=known or kept_state)
         if keys is None:
             row["problems"] = row["removed_files"] = None  # known once counted, as the summary keys
         else:
