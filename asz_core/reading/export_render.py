@@ -254,6 +254,12 @@ could hide behind it).
   and ``cost $0.00, counted in ID`` in md and html headers, and 0 and $0.00 in a folder index's row, where render 40
   said ``tokens not recorded: …``, ``cost -`` and ``not recorded``, ``-`` (:mod:`~asz_core.view.counted_in`; trial 48a
   F4; :data:`COUNTED_LATER_RENDER`). A copy of render 40 or before is made again with the earlier words.
+- render 42: the text form writes a U+2028 or U+2029 in a text as its escape (``\\u2028``), as its own lines, json and
+  prose do, where renders 5 to 41 kept it raw and wrote ``| `` after it: a reader splitting the file on ``\\n``, as the
+  form promises, saw the marker inside a quoted line, and one splitting at U+2028 too the line asz's own unquoted
+  (trial 48c F5; :data:`SEPARATORS_RENDER`, :func:`~asz_core.reading.prose_text.quoted`). md keeps them raw (it
+  quotes nothing, so no line there is said to be asz's own by its start) and html draws them as text. A copy of
+  render 41 or before is made again as it was drawn.
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -280,10 +286,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "SEPARATORS_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 41
+RENDER = 42
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -356,6 +362,9 @@ PAIRED_RENDER = 39
 #: The render from which a conversation whose calls drawn here all go on in a later session, counted there, reads 0 and
 #: $0.00, counted in that session (render 41: trial 48a F4), as a copy counted where it continues does from render 33.
 COUNTED_LATER_RENDER = 41
+#: The render from which the text form writes U+2028 and U+2029 in a text as escapes, not raw with ``| `` after each
+#: (render 42: trial 48c F5).
+SEPARATORS_RENDER = 42
 #: The render from which a resumed copy's title names what it continues by its whole id (render 26).
 CONTINUED_RENDER = 26
 

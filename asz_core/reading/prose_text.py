@@ -44,6 +44,7 @@ from ..view.secret_argv import argv_spans
 from ..view.secret_forms import Masker, find, masked_cut
 from .prose_audit import CONTENT_KEYS, ERROR_KINDS, INPUT_CHARS, Audit, error_words
 from .termtext import md_line, md_visible
+from .export_render import SEPARATORS_RENDER, drawn
 
 __all__ = ["PLAIN_FIELDS", "PlainAudit", "SIDE_LINE", "SIDE_ORPHAN", "orphan_positions", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
            "plain_blocks", "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words", "window_local"]
@@ -112,17 +113,24 @@ QUOTED_SAID = 'texts: quoted, every line of a text begins with "| "; a line that
 
 
 #: The line and paragraph separators U+2028 and U+2029: an editor, a Markdown viewer, some terminals and a reader's
-#: ``str.splitlines()`` break a line at them (trial 30c F7), so in a text each is followed by :data:`QUOTE` as a
-#: newline is (render 5; review34: a prompt's U+2028 then ``[TS] reply`` read there as a line of asz's own).
+#: ``str.splitlines()`` break a line at them (trial 30c F7). From render 42 a text writes each as its escape
+#: (``\\u2028``), so every reader, one splitting on ``\\n`` as the form promises or one splitting at them too, reads
+#: the same lines (trial 48c F5); renders 5 to 41 kept each raw with :data:`QUOTE` after it (review34: a prompt's
+#: U+2028 then ``[TS] reply`` read there as a line of asz's own), a marker inside a ``\\n`` line.
 _SEPARATORS = re.compile("([\u2028\u2029])")
+_SEPARATOR_ESCAPES = {0x2028: "\\u2028", 0x2029: "\\u2029"}
 
 
 def quoted(text: str) -> str:
-    """``text`` as the text form writes a text: :func:`~asz_core.reading.termtext.md_visible`, then each of its lines
-    after :data:`QUOTE` (an empty one as ``|``), and :data:`QUOTE` after each U+2028 and U+2029 in it too (a line
-    break to some readers: :data:`_SEPARATORS`). str in, str out."""
-    out = "\n".join(QUOTE + x if x else QUOTE.rstrip() for x in md_visible(text).split("\n"))
-    return _SEPARATORS.sub("\\1" + QUOTE, out) if "\u2028" in out or "\u2029" in out else out
+    """``text`` as the text form writes a text: :func:`~asz_core.reading.termtext.md_visible`, each U+2028 and U+2029
+    as its escape (:data:`_SEPARATORS`; before render 42 raw, :data:`QUOTE` after it), then each of its lines after
+    :data:`QUOTE` (an empty one as ``|``). str in, str out."""
+    seen = md_visible(text)
+    escaped = drawn() >= SEPARATORS_RENDER
+    if escaped and ("\u2028" in seen or "\u2029" in seen):
+        seen = seen.translate(_SEPARATOR_ESCAPES)
+    out = "\n".join(QUOTE + x if x else QUOTE.rstrip() for x in seen.split("\n"))
+    return _SEPARATORS.sub("\\1" + QUOTE, out) if not escaped and ("\u2028" in out or "\u2029" in out) else out
 
 
 def _head(line: dict) -> list[str]:

@@ -91,13 +91,31 @@ def test_a_line_separator_in_a_text_is_quoted_as_a_newline_is(corpus_dir, tmp_pa
     assert frame == [x for x in text.split("\n") if x and not x.startswith("|")]
     assert [x for x in frame if x.startswith("=== ")] == ["=== conversation fe869ecb-c176-478f-9734-7e4b8ef12cff ==="]
     assert len([x for x in frame if x.startswith("[")]) == len(lines) - 1
-    # the prompt's line, its quotes taken off after each newline and separator, is the text as typed
+    # render 42 (trial 48c F5): each separator written as its escape, so the prompt is one line to every reader, its
+    # quote at its start only, and that line, its escapes read back, is the text as typed
+    assert "\u2028" not in text and "\u2029" not in text
     (line,) = [x for x in text.split("\n") if x.startswith("| Please summarise the README.")]
+    assert "| " not in line[2:] and line[2:].replace("\\u2028", "\u2028").replace("\\u2029", "\u2029") == SEPARATED
+    # a copy of render 41, which kept them raw with a quote after each, is drawn again as it was and checks
+    from asz_core.reading.export_render import drawing
+
+    with drawing(41):
+        assert asz_in_process("export", "fe869ecb", "--format", "text", "--out", str(tmp_path / "r41.txt"),
+                              "--root", str(root)).returncode == 0
+    r41 = (tmp_path / "r41.txt").read_text(encoding="utf-8")
+    (line,) = [x for x in r41.split("\n") if x.startswith("| Please summarise the README.")]
     assert line[2:].replace("\u2028| ", "\u2028").replace("\u2029| ", "\u2029") == SEPARATED
+    older41 = r41.encode("utf-8")
+    body41 = json.loads((tmp_path / "r41.txt.manifest.json").read_bytes())
+    for name, render, code in (("c41.txt", 41, 0), ("c42.txt", 42, 1)):
+        (tmp_path / name).write_bytes(older41)
+        (tmp_path / f"{name}.manifest.json").write_text(json.dumps({**body41, "render": render, "export": {
+            **body41["export"], "file": name}}))
+        got = asz_in_process("verify", "--export", str(tmp_path / name), "--root", str(root))
+        assert got.returncode == code, got.stdout + got.stderr
     # a copy made before (render 4: no quote after a separator) still checks; the same bytes said to be render 5 do not
     body = json.loads((tmp_path / "audit.txt.manifest.json").read_bytes())
     assert body["render"] == RENDER
-    from asz_core.reading.export_render import drawing
 
     with drawing(5):  # its commands as renders before 6 drew them (the runtime's markup; trial 35b F8)
         assert asz_in_process("export", "fe869ecb", "--format", "text", "--out", str(tmp_path / "r5.src"),
