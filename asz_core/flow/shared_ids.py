@@ -442,6 +442,9 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
     for lo, hi in ((0, k), (k, len(cands))):
         side = held[lo:hi]
         firsts = dict(zip(map(id, reversed(side)), range(hi - 1, lo - 1, -1)))  # each dict's first candidate
+        holding: dict[int, list[str]] = {}  # each dict's candidates' names, in order (one walk, not one a dict: 48c F3)
+        for c, t in zip(cands[lo:hi], side):
+            holding.setdefault(id(t), []).append(c[0])
         for j in sorted(firsts.values()):
             theirs, first = held[j], cands[j][0]
             for p in parents & theirs.keys():
@@ -449,7 +452,7 @@ def _links_from(links: SessionLinks, cands: list[tuple[str, int]], held: list[di
                     links.parents_elsewhere[p] = first
             diff, how, same = _pair(mine, theirs, session, first, copies)
             said = diff | same if how == "shared" else diff  # said, never taken for a repeat
-            names = [c[0] for c, t in zip(cands[lo:hi], side) if t is theirs] if said or how == "later" else []
+            names = holding[id(theirs)] if said or how == "later" else []
             for i in said:
                 shared.setdefault(i, []).extend(names)
             if how == "earlier":
