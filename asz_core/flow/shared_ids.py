@@ -1,15 +1,13 @@
 """Record ids shared between the sessions of a root (issue 18): what parse reads continuations from.
 
-A resumed session (Claude Code ``--resume``) is a new session whose file
-repeats an earlier session's records with their ids, then goes on. Parse
-finds that from the ids alone, before it assembles a session, with one table
-for the whole root: ``_index/ids.sqlite`` (SQLite, derived data: deleted, the
-next parse rebuilds it from the sessions' indexes; ``asz verify`` ignores it).
+A resumed session (Claude Code ``--resume``) is a new session whose file repeats an earlier session's records with
+their ids, then goes on. Parse finds that from the ids alone, before it assembles a session, with one table for the
+whole root: ``_index/ids.sqlite`` (SQLite, derived data: deleted, the next parse rebuilds it from the sessions' indexes;
+``asz verify`` ignores it).
 
-- ``ids(h, session)``: ``h`` is the first 8 bytes of the BLAKE2b digest of a
-  record id (a signed 64-bit integer), one row per (id, session) for every
-  indexed record with an id that is not set aside (changes, executions,
-  provider bodies and companion files are another id space);
+- ``ids(h, session)``: ``h`` is the first 8 bytes of the BLAKE2b digest of a record id (a signed 64-bit integer), one
+  row per (id, session) for every indexed record with an id that is not set aside (changes, executions, provider
+  bodies and companion files are another id space);
 - ``clusters(no, cluster)``: each session's cluster, the lowest number of the
   sessions linked to it by shared ids (by hash), directly or through others:
   where :func:`session_links` looks. Session 18: one row a session, where the
@@ -360,7 +358,6 @@ def _same(a: IndexEntry, b: IndexEntry) -> bool:
     the same length, repeats every record but that one, which is drawn in both sessions (trial 40a F1; fix41a)."""
     return ((a.parent, a.ts, a.call, a.kind) == (b.parent, b.ts, b.call, b.kind) and payload_key(a) == payload_key(b)
             and same_content(a, b))
-
 
 
 def _pair(mine: dict[str, IndexEntry], theirs: dict[str, IndexEntry], session: str, other: str,
