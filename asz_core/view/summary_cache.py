@@ -219,13 +219,21 @@ def fingerprint(root: str | os.PathLike, conversation: str, session: str) -> str
     Symbolic links are read as what they name, and each link's path is hashed too: no reader follows one
     (:mod:`asz_core.sessiondata.nolink`), so a file replaced by a link to its copy is read again, never taken from a
     summary counted from the file itself (trial 42a F4). 64 hex digits."""
+    got = files_key(root, conversation, session, follow=True)
+    return keys_fingerprint(got.keys, got.links)
+
+
+def keys_fingerprint(keys: tuple, links: Sequence[str] = ()) -> str:
+    """:func:`fingerprint` of the files whose :func:`~asz_core.view.depends.files_key` gave ``keys`` and ``links``: a
+    server that has the keys without following a link and met none (:func:`~asz_core.view.state.files_fingerprint`)
+    has the same keys a walk following links gives, and need not walk the files again (trial 48b F7: each row of a
+    fresh server's first list walked its files twice)."""
     from .. import __version__
 
     h = hashlib.sha256(f"asz {__version__} {_COUNTING} {code_mark()}\n".encode())  # another asz may count another way
-    got = files_key(root, conversation, session, follow=True)
-    for key in got.keys:
+    for key in keys:
         h.update("\0".join(map(str, key)).encode() + b"\n")
-    for link in got.links:
+    for link in links:
         h.update(b"link\0" + os.fsencode(link) + b"\n")
     return h.hexdigest()
 
@@ -566,7 +574,8 @@ class RowSummaries:
         if hit is None or hit[0] != fp or hit[1] != tuple(hide):
             if not count:
                 try:
-                    got = stored_summary(store, conversation, hide, fingerprint(self.root, conversation, session))
+                    digest = keys_fingerprint(fp) if isinstance(fp, tuple) else fingerprint(self.root, conversation, session)
+                    got = stored_summary(store, conversation, hide, digest)
                 except OSError:
                     got = None
                 if got is None:

@@ -20,7 +20,7 @@ import pytest
 from asz_core.storage.layout import CONVERSATIONS
 from asz_core.view.query import ApiError
 from asz_core.view.state import files_fingerprint
-from asz_core.view.summary_cache import fingerprint
+from asz_core.view.summary_cache import fingerprint, keys_fingerprint
 
 #: A corpus conversation whose session is its own (../shared/corpus: claude-code-log-sample/326189cf…).
 CONV = "326189cf-5676-4237-8cde-1ce80aae4a9f"
@@ -57,8 +57,10 @@ EDITS = [
 def test_both_keys_change_together(corpus_copy, what, edit, depends) -> None:
     root = corpus_copy()
     page, ls = files_fingerprint(root, CONV, CONV), fingerprint(root, CONV, CONV)
+    assert keys_fingerprint(page) == ls  # the page's keys give asz ls's key without a second walk (trial 48b F7)
     edit(root)
     assert (files_fingerprint(root, CONV, CONV) != page, fingerprint(root, CONV, CONV) != ls) == (depends, depends), what
+    assert keys_fingerprint(files_fingerprint(root, CONV, CONV)) == fingerprint(root, CONV, CONV)
 
 
 def test_a_link_refused_by_the_page_is_a_new_ls_key(corpus_copy, tmp_path: Path) -> None:
