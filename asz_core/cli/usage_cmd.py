@@ -233,10 +233,10 @@ def _summed(counted: list, view: str, rows: list[dict], table, window: tuple) ->
     conversation's own figure, so its total sums the model view's, where a call two conversations hold counts once
     (:func:`~asz_core.view.usage_report.once`); another view's rows already count each once. ``window``: --since/--until
     (unix ms or None)."""
-    from ..view.usage_report import in_report, once, report
+    from ..view.usage_report import once_in, report
 
     summed = report(counted, "model", table, *window) if view == "session" else rows
-    return summed, same_calls_list(once(in_report(counted, *window))[1])
+    return summed, same_calls_list(once_in(counted, *window)[1])
 
 
 def by_row(undescribed: list[dict], members: dict[str, set[str]]) -> dict[str, list[dict]]:

@@ -72,13 +72,21 @@ def _same_calls(same: list[dict], session: bool, shown: Callable[[str], str]) ->
     if session:
         return [f"{shown(s['conversation'])} holds {sum(s['counted_in'].values()):,} model call(s) that another "
                 f"conversation holds too ({rule}): its row counts them, the total counts each once, under "
-                f"{named(s['counted_in'])} (--json: the row's same_calls)" for s in elsewhere]
+                f"{named(s['counted_in'])}{_outside(s.get('outside', 0))} (--json: the row's same_calls)" for s in elsewhere]
     n = sum(sum(s["counted_in"].values()) for s in elsewhere)
     more = len(elsewhere) - SAME_NAMED
     return [f"{n:,} model call(s) that two conversations or more hold ({rule}) are counted once, {COUNTED_UNDER}: "
             + "; ".join(f"{shown(s['conversation'])}'s " + ", ".join(
                 f"{k:,} under {shown(o)}" for o, k in s["counted_in"].items()) for s in elsewhere[:SAME_NAMED])
-            + (f" and {more} more conversation(s)" if more > 0 else "") + " (--json: total.same_calls)"]
+            + (f" and {more} more conversation(s)" if more > 0 else "")
+            + _outside(sum(s.get("outside", 0) for s in same)) + " (--json: total.same_calls)"]
+
+
+def _outside(n: int) -> str:
+    """What a line about calls two conversations hold adds when ``n`` of them are counted under a copy made outside
+    the --since/--until window (:func:`~asz_core.view.usage_once.once_in`; trial 48d F2): '' when none."""
+    return (f"; {n:,} of them counted under a copy made outside the --since/--until window, so in no row of it, as "
+            "the report without the window places them") if n else ""
 
 
 def continues_lines(rows: list[dict], shown: Callable[[str], str] = str) -> list[str]:

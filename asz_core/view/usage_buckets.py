@@ -213,10 +213,12 @@ def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exac
     each provider call two of them hold taken out of every bucket but the one of the copy kept
     (:func:`~asz_core.view.usage_once.once`: the copy made first), so ``/api/usage`` counts it once as ``asz usage``
     does (trial 35a F5; docs/view.md, One provider call, one count); and ``same``, ``once``'s map (conversation ->
-    ``{"with", "calls", "counted_in"}``). ``calls``: each conversation's :func:`call_entries`; a call is among them
-    when the parts keep its bucket: its model matches ``model`` (``exact``: :func:`narrow_buckets`' rule) and its
-    quarter hour starts from ``since`` to ``until``, or, with no time, when its conversation's whole range is in
-    the window (:func:`_placed`). A bucket left with nothing is dropped. ``parts`` itself is not changed. ``kept``: the
+    ``{"with", "calls", "counted_in"}``). ``calls``: each conversation's :func:`call_entries`; the copy counted is
+    chosen among every call whose model matches ``model`` (``exact``: :func:`narrow_buckets`' rule), whatever the
+    window, and a call is counted when the parts keep its bucket: its quarter hour starts from ``since`` to ``until``,
+    or, with no time, its conversation's whole range is in the window (:func:`_placed`); so a window's figures are the
+    whole answer's in it, as ``asz usage`` counts them (:func:`~asz_core.view.usage_once.once_in`; trial 48d F2). A
+    bucket left with nothing is dropped. ``parts`` itself is not changed. ``kept``: the
     calls and credits parts those buckets then hold, each counted once (``_Call``: what
     :func:`~asz_core.view.usage_keys.incomplete_calls` counts, as ``asz usage`` counts its rows' calls; fix41b)."""
     from .usage_once import once
@@ -224,18 +226,22 @@ def once_parts(parts: list[tuple], calls: dict[str, list], model: str = "", exac
 
     windowed = since is not None or until is not None
     every: list[_Call] = []
+    within: set[int] = set()  # the calls the window keeps; the copy counted is chosen over them all (trial 48d F2)
     for c, _, span in parts:
         inside = not windowed or span_in_window(span, since, until) is True
-        every.extend(_Call(c, e[0], e[3], e[1], e[2], e[4], credits=None if e[4][4] else e[4][12],
-                           incomplete=tuple(e[5]) if len(e) > 5 else ()) for e in calls.get(c) or ()
-                     if matches(e[2], model, exact) and (inside if e[1] == NO_TIME_AT else ms_in_window(e[1], since, until)))
-    kept, same = once(every)
+        for e in calls.get(c) or ():
+            if matches(e[2], model, exact):
+                every.append(_Call(c, e[0], e[3], e[1], e[2], e[4], credits=None if e[4][4] else e[4][12],
+                                   incomplete=tuple(e[5]) if len(e) > 5 else ()))
+                if inside if e[1] == NO_TIME_AT else ms_in_window(e[1], since, until):
+                    within.add(id(every[-1]))
+    kept, same = once(every, (lambda x: id(x) in within) if windowed else None)
     if not same:
         return parts, {}, kept
     left = {id(x) for x in kept}
     dropped: dict[str, list[_Call]] = {}
     for x in every:
-        if id(x) not in left:
+        if id(x) not in left and (not windowed or id(x) in within):
             dropped.setdefault(x.conversation, []).append(x)
     out = []
     for c, hours, span in parts:

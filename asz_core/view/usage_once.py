@@ -6,12 +6,12 @@ what it keeps (docs/view.md, One provider call, one count)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 if TYPE_CHECKING:
     from .usage_report import Counted
 
-__all__ = ["in_report", "once", "same_calls_list", "COUNTED_UNDER"]
+__all__ = ["in_report", "once", "once_in", "same_calls_list", "COUNTED_UNDER"]
 
 #: Where the lines under asz usage's table, the page's Usage tab and an export index's total say a call two
 #: conversations hold is counted (:func:`once`'s rule; b4afd475): they said "under the one that made them first".
@@ -28,7 +28,19 @@ def in_report(counted: Iterable[Counted], since: int | None = None, until: int |
     return [c for c in counted if in_window(c, since, until)]
 
 
-def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
+def once_in(counted: Iterable[Counted], since: int | None = None,
+            until: int | None = None) -> tuple[list[Counted], dict[str, dict]]:
+    """:func:`once` over every one of ``counted``, then the window from ``since`` to ``until`` (unix ms, either None:
+    open; :func:`~asz_core.view.usage_report.in_window`): a call two conversations hold is counted under the same copy
+    in every window, so a window's rows are the whole report's rows in it (trial 48d F2)."""
+    if since is None and until is None:
+        return once(counted)
+    from .usage_report import in_window
+
+    return once(counted, lambda c: bool(in_window(c, since, until)))
+
+
+def once(counted: Iterable[Counted], inside: Callable[[Counted], bool] | None = None) -> tuple[list[Counted], dict[str, dict]]:
     """``(counted, same)``: ``counted`` with each provider call two conversations or more hold (the same
     :func:`~asz_core.view.usage.call_key`: call id and request id; a fork, an import, a session copied under a fresh
     session id) kept once, so a sum over them is what was spent, as ccusage counts a message id and request id once
@@ -45,15 +57,24 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
     kept once by the same rule: its conversation's entry then has ``credits``,
     how many credits of it another one holds too, and ``credits_counted_in``, ``{id: credits}`` of those kept under
     another (to 6 decimals; both only where some are shared). Calls held back and calls and credits parts with no key
-    are kept as they are. Order kept."""
+    are kept as they are. Order kept.
+
+    ``inside``, when given, is a window (:func:`once_in`): the copy counted is chosen among every copy as above, then
+    only the entries ``inside`` keeps are given back, so a call whose counted copy lies outside is in none (trial 48d
+    F2: the window chose among its own copies, a later one, and counted 4 calls in February the whole report counted
+    in January); ``same`` then speaks of each conversation's copies inside, and an entry adds ``outside``, how many of
+    its calls there are counted under a copy outside the window (in no row of it; only where some)."""
     counted = list(counted)
+    if inside is not None:
+        within = {id(c) for c in counted if inside(c)}
+        inside = lambda c: id(c) in within  # noqa: E731 (each entry judged once)
     copies: dict[tuple, list[Counted]] = {}
     for c in counted:
         if c.key and not c.held:
             copies.setdefault((c.credits is not None, c.key), []).append(c)
     shared = {k: v for k, v in copies.items() if len({c.conversation for c in v}) > 1}
     if not shared:
-        return counted, {}
+        return [c for c in counted if inside is None or inside(c)], {}
     began: dict[str, int] = {}  # each conversation's first call time: a fork or an import begins after what it copies
     for c in counted:
         if c.ms is not None and c.ms < began.get(c.conversation, c.ms + 1):
@@ -65,6 +86,9 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
                                          began.get(c.conversation, 0), c.conversation))
         convs = {c.conversation for c in held}
         for c in held:
+            if inside is not None and not inside(c):
+                drop.add(id(c))
+                continue
             s = same.setdefault(c.conversation, {"with": set(), "calls": 0, "counted_in": {}})
             s["with"] |= convs - {c.conversation}
             if metered:  # credits: never a call (Kiro's metering of a turn or a prompt)
@@ -78,13 +102,15 @@ def once(counted: Iterable[Counted]) -> tuple[list[Counted], dict[str, dict]]:
                     s["credits_counted_in"][first.conversation] = s["credits_counted_in"].get(first.conversation, 0.0) + c.credits
                 elif c.conversation != first.conversation:
                     s["counted_in"][first.conversation] = s["counted_in"].get(first.conversation, 0) + 1
+                if not metered and inside is not None and not inside(first):
+                    s["outside"] = s.get("outside", 0) + 1
     for s in same.values():
         s["with"] = sorted(s["with"])
         s["counted_in"] = dict(sorted(s["counted_in"].items()))
         if "credits" in s:
             s["credits"] = round(s["credits"], 6)
             s["credits_counted_in"] = {k: round(v, 6) for k, v in sorted(s["credits_counted_in"].items())}
-    return [c for c in counted if id(c) not in drop], dict(sorted(same.items()))
+    return [c for c in counted if id(c) not in drop and (inside is None or inside(c))], dict(sorted(same.items()))
 
 
 def _output(c: Counted) -> int:

@@ -71,11 +71,11 @@ from .titles import dialect_of
 from .match import NO_PROJECT
 from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
 from .usage import TOKEN_KINDS, add_call, call_key, call_ms, add_usage, credits_follow_calls, zero_usage
-from .usage_once import in_report, once
+from .usage_once import in_report, once, once_in
 from .usage_blocks import block_keys, block_label, block_starts, week_of
 from .zone import zone_of
 
-__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "in_report", "range_in_window", "outside_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
+__all__ = ["VIEWS", "KEYS", "SORTS", "TIMED", "NO_TIME", "Counted", "read_root", "once", "once_in", "in_report", "range_in_window", "outside_window", "narrowed", "recorded", "report", "totals", "untimed", "untimed_credits", "zone_of",
            "placed_key", "in_window", "range_span", "span_key", "span_in_window", "ms_in_window"]
 
 #: The report views and the key each row carries.
@@ -420,7 +420,7 @@ def report(counted: Iterable[Counted], view: str, table: PriceTable | None = Non
         blocks = {ms: label[start] for ms, start in of.items()}
     groups: dict[str, list[Counted]] = {}
     kept = in_report(counted, since, until)
-    counted_once, same = once(kept)
+    counted_once, same = once_in(counted, since, until)  # chosen over the whole root, then the window (48d F2)
     for c in kept if view == "session" else counted_once:  # a conversation's row keeps its own figure (trial 35a F5)
         groups.setdefault(_key(view, c, blocks), []).append(c)
     rows = [_row(view, key, calls, table) for key, calls in groups.items()]

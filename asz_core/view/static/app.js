@@ -1608,8 +1608,10 @@
       const same = (u.same_calls || []).filter(function (s) { return Object.keys(s.counted_in || {}).length; });
       if (same.length) {
         const n = same.reduce(function (a, s) { return a + Object.keys(s.counted_in).reduce(function (b, o) { return b + s.counted_in[o]; }, 0); }, 0);
+        const outside = (u.same_calls || []).reduce(function (a, s) { return a + (s.outside || 0); }, 0);
         panel.append(h('p', { class: 'muted small', id: 'usage-same-calls' }, num(n) + ' model call(s) that two conversations or more hold (the same call id and request id: a fork, an import or a copy under a new session id) are counted once, under the conversation whose copy counts the most output tokens, then the one that made them first: ' +
           same.map(function (s) { return nameOf[s.conversation] + '\'s ' + Object.keys(s.counted_in).map(function (o) { return num(s.counted_in[o]) + ' under ' + (nameOf[o] || o); }).join(', '); }).join('; ') +
+          (outside ? '; ' + num(outside) + ' of them counted under a copy made outside the since/until window, so in no row of it, as the figures without the window place them' : '') +  // usage_lines._outside (trial 48d F2)
           '. The list gives each conversation its own figure, so its rows add up to more.'));
       }
       // credits a runtime metered that two conversations hold (the same record or turn: a copy), counted once (fix37a)
