@@ -23,7 +23,6 @@ before (no ``title``) is checked against the title the root gives now, as before
 from __future__ import annotations
 
 from contextlib import nullcontext
-from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Callable, ContextManager, Optional
 
@@ -50,12 +49,6 @@ def title_entry(root: Path, used: dict) -> dict:
     return {"from": "named", "file": rel, "digest": digest, "row": n.row, "leaf": n.leaf}
 
 
-#: While :func:`_older` looks: what each :func:`built_evidence` recorded of the titles it gave (the copy made again
-#: records its own, so an outer :func:`~asz_core.view.named_titles.recording_named` sees none of them: the check reads
-#: the document the copy built, session 48, export_docs).
-_GIVEN: ContextVar[Optional[dict]] = ContextVar("asz_export_titles_given", default=None)
-
-
 def built_evidence(root: Path, cid: str, hide, prices=None) -> tuple[dict, dict]:
     """``(document, manifest entry)`` of conversation ``cid``: its asz.view document built now
     (:func:`~asz_core.reading.export.build`) and its ``conversations`` entry of a manifest
@@ -66,8 +59,6 @@ def built_evidence(root: Path, cid: str, hide, prices=None) -> tuple[dict, dict]
 
     with recording_named() as used:
         doc = build(root, cid, hide, prices)
-    if (given := _GIVEN.get()) is not None:
-        given.update(used)
     return doc, {**evidence(doc), "title": title_entry(Path(root), used)}
 
 
@@ -214,13 +205,8 @@ def _older(root: Path, cid: str, run: Callable) -> Optional[tuple[list[str], lis
               "resuming, landed since the export): the copy is made again byte for byte with ")
     cannot = ("; so its title is one the landed records give it, not proved to be the one it had at the export (a "
               "manifest of session 43 on names its title's record)")
-    token = _GIVEN.set({})
-    try:
-        with recording_named() as used:
-            said, problems = run({cid: (None,)})
-        used = {**(_GIVEN.get() or {}), **used}  # the titles the copies made again gave too (built_evidence)
-    finally:
-        _GIVEN.reset(token)
+    with recording_named() as used:  # with the titles each copy made again recorded (built_evidence, export_docs)
+        said, problems = run({cid: (None,)})
     if not problems:
         return [f"{cid}: {unsaid}the title its own landed records give as of its round{cannot}"] + said, []
     asked = [(s, ids) for s, (_, _, ids) in used.items() if ids]

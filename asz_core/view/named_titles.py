@@ -316,12 +316,16 @@ def recording_named() -> Iterator[dict]:
     """Within the block, each title :meth:`NamedIn.title` gives is kept in the dict yielded: session -> ``(Named or
     None, its landed file's path ('' for a title :func:`~asz_core.view.chain.named_as_of` holds), the ids asked
     for)`` (the last asked of each session): where an export's title came from, for its manifest
-    (:mod:`asz_core.reading.export_title`)."""
-    token = _USED.set({})
+    (:mod:`asz_core.reading.export_title`). A recording within another gives its titles to the outer one too when it
+    ends (a check's second look at the titles, ``export_title._older``, sees those each copy made again recorded)."""
+    outer = _USED.get()
+    token = _USED.set(used := {})
     try:
-        yield _USED.get()
+        yield used
     finally:
         _USED.reset(token)
+        if outer is not None:
+            outer.update(used)
 
 
 #: root -> (monotonic time read, landed_count then, NamedIn)
