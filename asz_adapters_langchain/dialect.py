@@ -98,7 +98,7 @@ from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
 from .usage_counts import output_usage, usage_of
 from .runs import (RUN_TYPES, taken_out_of, args_text, documents_text, error_text, human_text, interrupt_question, message_role,
-                   message_text, openai_generations, person_digests, resume_text, rfc3339, run_time)
+                   message_text, openai_generations, person_digests, posted_complete, resume_text, rfc3339, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags", "run_times", "tool_run_ms"]
 
@@ -445,7 +445,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
     # person's prompt; its outputs, the graph's state, are dropped), so it is at its start_time even when the post
     # carries the end too, a run posted complete to /runs/batch (langsmith-ingest 0.15.0 on, trial 48c F1: the prompt
     # read at the graph's end, after the final reply)
-    at_end = end and run.get("end_time") and not (kind == "root" and op == "post" and run.get("start_time") not in (None, ""))
+    at_end = end and run.get("end_time") and not posted_complete(kind, op, run)
     rec.time = run_time(run.get("end_time")) if at_end else run_time(run.get("start_time"))
     if not rec.time and op == "patch":
         rec.time = run_time(run.get("end_time"))

@@ -65,7 +65,7 @@ from .ancestry import in_cycles, never_came, trace_of
 from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
-from .runs import (TITLE_MAX, args_text, end_digest, error_text, graph_node, has_end, human_text, message_text, metadata, resume_text, rfc3339,
+from .runs import (TITLE_MAX, args_text, end_digest, error_text, graph_node, has_end, human_text, message_text, metadata, posted_complete, resume_text, rfc3339,
                    run_kind, summary_messages, title_of, tool_calls)
 
 __all__ = [
@@ -379,7 +379,7 @@ class _Pass:
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
         self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
-        if end and op == "post" and mem["k"] == "root" and run.get("start_time") not in (None, "") and run.get("end_time"):
+        if end and posted_complete(mem["k"], op, run):
             # its record is at its start, the prompt (dialect._fill): one with no parts marks where it ended (48c F1)
             self.emit(mem["s"], mem["st"], {"asz": {"kind": "ended", "id": f"{rec_id}:end", "run": mem["t"], "parent": rec_id,
                                                     "time": run.get("end_time")}, "op": "ended", "received": received})

@@ -16,7 +16,7 @@ import orjson
 
 from asz_core import time_as_written
 
-__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "end_digest", "run_kind", "message_text", "message_role", "human_text", "args_text",
+__all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "posted_complete", "end_digest", "run_kind", "message_text", "message_role", "human_text", "args_text",
            "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
 
 #: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
@@ -78,6 +78,14 @@ def metadata(run: dict) -> dict:
 def has_end(run: dict) -> bool:
     """True when the arrival carries the run's end: an ``end_time`` or an ``error``."""
     return bool(run.get("end_time")) or bool(run.get("error"))
+
+
+def posted_complete(kind, op, run: dict) -> bool:
+    """Whether an arrival is a trace's first run (asz kind ``root``) posted with its start and its end at once (to
+    ``/runs/batch``, as the LangChainTracer sends a finished run; langsmith-ingest 0.15.0 on, trial 48c F1): its record
+    carries the person's prompt and is at its ``start_time`` (:func:`~asz_adapters_langchain.dialect.convert_line`),
+    and a record with no parts marks where it ended (the inbox's ``ended``)."""
+    return kind == "root" and op == "post" and run.get("start_time") not in (None, "") and bool(run.get("end_time"))
 
 
 def end_digest(run: dict) -> str:
