@@ -2,7 +2,8 @@
 session's files and stat'ed each in every process, about 5 % of a warm ``asz ls`` at 1 GB).
 
 A real root (``asz collect --once``): A, and B whose first line is a ``summary`` naming A's message a-2. The stamps of
-sessions whose directories changed in the last 2 s are not kept; aged (``os.utime``), they are, in the store's
+sessions whose directories changed in the last 2 s (the first look: 10 minutes, so the collect's landing counts
+as recent at any speed) are not kept; aged (``os.utime``), they are, in the store's
 ``dirs`` table, and a new process then takes every file from the store without listing a session. A later pass
 landing a second summary in B's stream (a new file in an existing directory) is seen by this process and by a new
 one, and the last summary titles A, as the labels written say.
@@ -48,8 +49,12 @@ def test_only_changed_sessions_are_listed_again_and_a_later_summary_is_seen(tmp_
         A: [_user(A, "a-1", None, "Plan it", "2026-01-01T10:00:00Z"), _agent(A, "a-2", "a-1", "ok", "2026-01-01T10:00:05Z")],
         B: b_lines})
     _as_a_new_process()
+    # "just landed" at any speed: the collect and this look took over the 2 s window in a loaded run (s48a, both
+    # stamps kept), so this look's window is 10 minutes, which no run outlasts between the two
+    monkeypatch.setattr(named_listing, "SETTLED_NS", 600_000_000_000)
     assert named_titles.named_in(root).title(A, {"a-1", "a-2"}) == "Zephyr one"
     assert not set(named_titles._STAMPS[str(root)]) & {A, B}  # just landed: not settled, not kept
+    monkeypatch.undo()
     _age(root)
     _as_a_new_process()
     named_titles.named_in(root)
