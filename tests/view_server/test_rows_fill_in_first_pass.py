@@ -5,12 +5,18 @@ pass ended (295 MB: 410 rows for 100 s), although ``/api/status`` said ``keeping
 
 Real input: one corpus transcript copied under fresh ids (tests/project_spellings.py's rule) into a source folder a
 real ``asz server`` on loopback collects; each copy's tokens are counted here from its lines (each call once, its last
-line, as ccusage counts them) and its title is its first prompt's first words."""
+line, as ccusage counts them) and its title is its first prompt's first words.
+
+The moment looked for is held open whatever the machine's speed: once the pass has kept a row in
+``_index/summaries.sqlite``, the test takes the store's write lock for 3 s at a time (the pass's next row waits for it,
+within the store's 5 s busy wait), so the pass cannot end between two looks however fast it keeps the rest."""
 
 from __future__ import annotations
 
 import json
 import re
+import sqlite3
+import threading
 import time
 from pathlib import Path
 
@@ -18,7 +24,10 @@ import pytest
 from project_spellings import SOURCE, _IDS, _fresh, calls_and_tokens
 from view_server_helpers import Served
 
-COPIES = 160  # enough that keeping the list rows takes a few seconds on 2 cores
+COPIES = 48  # three runs of the keeping's 16 (asz_core.reading.listing.RUN_MOST): some kept, some not, while held
+#: Seconds the test holds the store's write lock at a time: within its busy wait (summary_cache.BUSY_WAIT, 5 s), so a
+#: row waiting for it is kept after, never given up.
+HOLD_S = 3.0
 PROMPT = "Oh, I just found out that this is not supported by Chrome"  # the transcript's first prompt starts so
 
 
@@ -34,6 +43,30 @@ def _copies(corpus_projects: Path, to: Path) -> int:
     return tokens
 
 
+def _hold_the_store(store: Path, stop: threading.Event) -> None:
+    """Each time ``store`` holds more kept rows than when last looked at, hold its write lock for :data:`HOLD_S`
+    seconds (``BEGIN IMMEDIATE``, then rolled back: nothing written), until ``stop``."""
+    con, last = None, 0
+    try:
+        while not stop.wait(0.005):
+            if con is None:
+                if not store.exists():
+                    continue
+                con = sqlite3.connect(store, timeout=30, isolation_level=None)
+            try:
+                n = con.execute("SELECT count(*) FROM rows").fetchone()[0]
+            except sqlite3.OperationalError:  # no table yet
+                continue
+            if n > last:
+                con.execute("BEGIN IMMEDIATE")
+                stop.wait(HOLD_S)
+                con.execute("ROLLBACK")
+                last = con.execute("SELECT count(*) FROM rows").fetchone()[0]
+    finally:
+        if con is not None:
+            con.close()
+
+
 def _usage_tokens(u: dict) -> int:
     return sum(u.get(k) or 0 for k in ("in", "out", "cache_read", "cache_write"))
 
@@ -45,6 +78,10 @@ def test_rows_kept_by_the_first_pass_are_given_while_it_runs(corpus_projects, tm
     s = Served(["server", "--root", str(tmp_path / "root"), "--source", str(tmp_path / "src"), "--adapter",
                 "claude-code-local", "--no-follow", "--interval", "10m"], tmp_path, timeout=60)
     seen, mid = [], None
+    stop = threading.Event()
+    holder = threading.Thread(target=_hold_the_store, args=(tmp_path / "root" / "_index" / "summaries.sqlite", stop),
+                              daemon=True)
+    holder.start()
     try:
         deadline = time.monotonic() + 120
         while mid is None:
@@ -58,6 +95,8 @@ def test_rows_kept_by_the_first_pass_are_given_while_it_runs(corpus_projects, tm
                 mid = kept  # answered while the pass keeps the rows: those it kept are given whole
             time.sleep(0.05)
     finally:
+        stop.set()
+        holder.join(10)
         s.stop()
     assert mid, [x for i, x in enumerate(seen) if i == 0 or x[1:] != seen[i - 1][1:]]
     for r in mid:
