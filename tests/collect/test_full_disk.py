@@ -16,6 +16,7 @@ import subprocess
 import uuid
 from pathlib import Path
 
+import forked
 import pytest
 
 from collect_helpers import ASZ, append, env, line, mini_args, summary
@@ -117,7 +118,7 @@ def test_a_full_file_system_is_said_once_and_the_next_pass_says_why(tmp_path):
         assert all("the cursor could not be written: the storage root's file system was full" in n for n in notes), notes
         assert "a pass killed" not in r2.stderr
         assert not list(root.rglob("*.tmp"))  # no temporary file left (trial 26a F5)
-        v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+        v = forked.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
         assert v.returncode == 0, v.stdout + v.stderr
     finally:
         subprocess.run(["umount", str(mnt)], capture_output=True)
@@ -131,7 +132,7 @@ def test_cursor_temporaries_left_are_said_by_verify_and_removed_by_the_next_pass
     assert _run(src, root).returncode == 0
     left = root / name / "streams" / "main" / ".transcript.cursor.99999999.tmp"
     left.write_bytes(b"ord             3\n")  # what a write cut short leaves
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+    v = forked.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
     assert v.returncode == 0
     assert (f"1 temporary file(s) a writer left (.<name>.<pid>.tmp, e.g. {name}/streams/main/.transcript.cursor."
             "99999999.tmp: a writer killed, or refused by a full disk): they never landed and are not checked; the next "
@@ -140,7 +141,7 @@ def test_cursor_temporaries_left_are_said_by_verify_and_removed_by_the_next_pass
     r = _run(src, root)
     assert r.returncode == 0 and summary(r.stdout)["landed"] == "1"
     assert not left.exists()
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
+    v = forked.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=120)
     assert "temporary file(s)" not in v.stdout
 
 

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
+
 from asz_core.storage.landing import LANDING, landing
 
 from export_helpers import ASZ, free_port
@@ -76,8 +78,8 @@ def test_a_killed_receivers_temporary_is_removed_at_the_next_start_and_verify_sa
     src = tmp_path / "src" / "-home-user-spotter"
     shutil.copytree(corpus_dir / "claude-code" / "projects" / "-home-user-spotter", src)
     host, team = tmp_path / "host", tmp_path / "team"
-    c = subprocess.run([*ASZ, "collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(host)],
-                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    c = forked.run([*ASZ, "collect", "--once", "--no-parse", "--source", str(src.parent), "--root", str(host)],
+                   capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert c.returncode == 0, c.stderr
     first = min(host.glob("*/streams/*/*.sd"))
     rel = first.relative_to(host).as_posix()
@@ -90,7 +92,7 @@ def test_a_killed_receivers_temporary_is_removed_at_the_next_start_and_verify_sa
     assert left.name.startswith(f".{first.name}.recv.") and left.parent == team / Path(rel).parent
     live = left.with_name(f".{first.name}.recv.{os.getpid()}.1.tmp")  # this process lives: kept
     live.write_bytes(b"x")
-    v = subprocess.run([*ASZ, "verify", "--root", str(team)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    v = forked.run([*ASZ, "verify", "--root", str(team)], capture_output=True, text=True, timeout=300, cwd=tmp_path)
     assert "2 temporary file(s) a writer left" in v.stdout and RECEIVING_SAID in v.stdout, v.stdout
     assert "the next asz collect" not in v.stdout and "the next parse" not in v.stdout
     port = free_port()

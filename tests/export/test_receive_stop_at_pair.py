@@ -100,7 +100,7 @@ def test_a_stop_past_the_drain_waits_for_the_sender_lines_of_the_files_a_request
     assert landed, err  # the first request landed files before the stop
     unnamed = [f for f in landed if f"{f[0]}/{Path(f[1]).as_posix()}" not in file_senders(received, f[0])]
     assert not unnamed, (unnamed, err)
-    v = subprocess.run([*ASZ, "verify", "--root", str(received)], capture_output=True, text=True, cwd=tmp_path)
+    v = forked.run([*ASZ, "verify", "--root", str(received)], capture_output=True, text=True, cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
 
 
@@ -126,8 +126,8 @@ def test_a_stop_at_the_assembly_after_the_sender_lines_answers_the_request(tmp_p
         if extra == []:  # the old root is lost; the re-made one collects the whole session
             data.rename(tmp_path / "data.lost")
             f.write_bytes(b"".join(lines))
-        c = subprocess.run([*ASZ, "collect", "--once", "--source", str(f.parent.parent), "--root", str(data), *extra],
-                           capture_output=True, text=True, cwd=tmp_path)
+        c = forked.run([*ASZ, "collect", "--once", "--source", str(f.parent.parent), "--root", str(data), *extra],
+                       capture_output=True, text=True, cwd=tmp_path)
         assert c.returncode == 0, c.stdout + c.stderr
         err, pushed = _stopped_receiving(data, team, tmp_path, "assemble_held" if extra == [] else None)
     assert "Traceback" not in err and "StopBeforePair" not in err, err
@@ -141,7 +141,7 @@ def test_a_stop_at_the_assembly_after_the_sender_lines_answers_the_request(tmp_p
     assert len(landed) == 2 and all(r in named for r in landed), (landed, named)
     err, pushed = _stopped_receiving(data, team, tmp_path, None)  # the next pass: its chain assembled
     assert pushed.startswith("exit 0\n") and f"assembled {LOG_SAMPLE[1]}: round(s) 1-1 read seq 1-2" in err, err
-    v = subprocess.run([*ASZ, "verify", "--root", str(team)], capture_output=True, text=True, cwd=tmp_path)
+    v = forked.run([*ASZ, "verify", "--root", str(team)], capture_output=True, text=True, cwd=tmp_path)
     assert v.returncode == 0 and "read by no round" not in v.stdout, v.stdout + v.stderr
 
 
@@ -151,7 +151,7 @@ def _sent_again(root: Path, received: Path, tmp: Path) -> None:
     err, pushed = _stopped_receiving(root, received, tmp, None)
     assert pushed.startswith("exit 0\n"), pushed + err
     assert sent_files(received) == sent_files(root)
-    v = subprocess.run([*ASZ, "verify", "--root", str(received)], capture_output=True, text=True, cwd=tmp)
+    v = forked.run([*ASZ, "verify", "--root", str(received)], capture_output=True, text=True, cwd=tmp)
     assert v.returncode == 0, v.stdout + v.stderr
 
 
