@@ -156,7 +156,8 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
         elif form in ("csv", "md"):
             typer.echo(flat_text(form, flat_lines(tools, servers, total)), nl=False)
         else:
-            for line in table_lines(tools, servers, total, report.conversations, read_dialects(storage, [r["id"] for r in kept])):
+            for line in table_lines(tools, servers, total, report.conversations, read_dialects(storage, [r["id"] for r in kept]),
+                                    doc["repeated_ids"]):
                 typer.echo(line)
     if out is not None:
         typer.echo(f"asz usage: wrote {len(tools):,} tool row(s), {len(servers):,} server row(s) and the total to {out}",
@@ -194,9 +195,11 @@ def failed_words(dialects: Iterable[str]) -> str:
     return "; ".join(out)
 
 
-def table_lines(tools: list[dict], servers: list[dict], total: dict, conversations: int, dialects: Iterable[str] = ()) -> list[str]:
-    """The text table: the tools and the total, the MCP servers under it, and a line saying what the columns count,
-    FAILED in the words of the ``dialects`` read (:func:`failed_words`)."""
+def table_lines(tools: list[dict], servers: list[dict], total: dict, conversations: int, dialects: Iterable[str] = (),
+                repeated: dict | None = None) -> list[str]:
+    """The text table: the tools and the total, the MCP servers under it, a line saying what the columns count,
+    FAILED in the words of the ``dialects`` read (:func:`failed_words`), and, when some calls carry a tool use id
+    another conversation holds (``repeated``: ``repeated_ids``), a line saying how many (:func:`repeated_line`)."""
     out = _table("TOOL", tools, "tool", total)
     if servers:
         out += ["", *_table("MCP SERVER", servers, "server", None)]
@@ -212,4 +215,18 @@ def table_lines(tools: list[dict], servers: list[dict], total: dict, conversatio
                + (f", and of {runs:,} call(s) no record measured, the time from the model call that asked for it to its "
                   "result (LangChain/LangGraph landed before langsmith-ingest 0.12.0: the two runs' end times LangSmith "
                   "recorded)" if runs else "") + " (docs/reading.md, Tool use)")
-    return out
+    return out + ([line] if (line := repeated_line(repeated or {}, total["calls"])) else [])
+
+
+def repeated_line(repeated: dict, calls: int) -> str:
+    """What the table says of the calls counted again (trial 48d F4: a root of 25 copies read 15,715 calls for 209
+    distinct Bash ids and said nothing, where asz usage says it counts their model calls once): ``repeated``
+    (``repeated_ids``: ``{"calls", "ids"}``) of ``calls`` counted; '' when none."""
+    n = repeated.get("calls", 0)
+    if not n:
+        return ""
+    return (f"{n:,} of the {calls:,} tool call(s) carry a tool use id a conversation counted before holds too "
+            f"({repeated.get('ids', 0):,} id(s)): a copied or forked session's calls, counted in each conversation "
+            "holding them, where asz usage counts the model calls that asked for them once; a runtime numbering its "
+            "ids per session (Kiro IDE's tooluse_000…) repeats them in sessions that are not copies (--json: "
+            "repeated_ids; docs/reading.md, Tool use)")

@@ -94,6 +94,11 @@ class ToolReport:
         self.servers: dict[str, Tally] = {}
         self.total = Tally()
         self.conversations = 0
+        #: tool use id -> the first conversation read that holds it (in the window): what :meth:`add` counts again in
+        #: another one (``repeated``: those calls, ``repeated_ids``: their ids; trial 48d F4)
+        self.holder: dict[str, str] = {}
+        self.repeated = 0
+        self.repeated_ids: set[str] = set()
 
     def _inside(self, ms: int | None) -> bool:
         if self.since is None and self.until is None:
@@ -124,6 +129,9 @@ class ToolReport:
             if c["id"] in seen_calls or not self._inside(c["at"]):
                 continue
             seen_calls.add(c["id"])
+            if self.holder.setdefault(c["id"], conversation) != conversation:  # a copy's or a fork's call, or an id
+                self.repeated += 1  # its runtime numbers per session: counted here all the same (docs/view.md)
+                self.repeated_ids.add(c["id"])
             ms = c.get("ms")
             timed = isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0 and c["id"] not in measured
             for t in self._tallies(c["name"], c["server"]):
@@ -253,13 +261,16 @@ def count_tools(root: str | os.PathLike, ids: Iterable[str], hide: Iterable[str]
 
 def report_dict(report: ToolReport, held: list[dict], by_name: bool = True) -> dict:
     """``asz usage tools --json``'s object and ``/api/tools``' answer: ``{"tools", "servers", "total",
-    "conversations", "held_back"}``, the rows by name (``by_name``) or most calls first."""
+    "conversations", "held_back", "repeated_ids"}``, the rows by name (``by_name``) or most calls first;
+    ``repeated_ids``: ``{"calls", "ids"}``, how many of the calls counted carry a tool use id a conversation read
+    before holds too (a copied or forked session's, counted in each conversation holding it) and how many such ids
+    (trial 48d F4)."""
     tools, servers = report.rows("tool"), report.rows("server")
     if by_name:
         tools.sort(key=lambda r: r["tool"])
         servers.sort(key=lambda r: r["server"])
     return {"tools": tools, "servers": servers, "total": report.total.figures(), "conversations": report.conversations,
-            "held_back": held}
+            "held_back": held, "repeated_ids": {"calls": report.repeated, "ids": len(report.repeated_ids)}}
 
 
 #: ``/api/tools``' parameters (``conversation`` may come again).

@@ -46,7 +46,7 @@ API_KEYS: dict[str, dict] = {
                             "periods_undescribed_said": "by=week or by=month"}},
     "/api/usage/blocks": {"keys": ["blocks", "total", "problems", "unreadable", "undescribed", "undescribed_said", "tz",
                                    "filters"], "when": {}},
-    "/api/tools": {"keys": ["tools", "servers", "total", "conversations", "held_back"], "when": {}},
+    "/api/tools": {"keys": ["tools", "servers", "total", "conversations", "held_back", "repeated_ids"], "when": {}},
     "/api/search?held_back=1": {"keys": ["hits", "held_back", "partial", "indexing", "across", "total", "total_capped",
                                          "offset", "limit", "next"],
                                 "when": {"note": "the filters keep no conversation, or -words left out every text"}},
