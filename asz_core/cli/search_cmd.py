@@ -20,6 +20,7 @@ from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option
 from .conversation_step import open_command, open_line, opened
 from .search_index import asked, indexed_said
 from .search_notes import TOO_LARGE_GAP, too_large
+from .search_words import SearchCommand, joined
 
 
 def snippet_line(hit: dict, tty: bool) -> str:
@@ -44,7 +45,7 @@ def snippet_line(hit: dict, tty: bool) -> str:
 
 
 def search(
-    query: Optional[str] = typer.Argument(None, metavar="QUERY", show_default=False, help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); a query starting with - goes after --. Required unless --reindex is given alone (then the index is built again and nothing is searched).'),
+    query: Optional[list[str]] = typer.Argument(None, metavar="QUERY...", show_default=False, help='Words (all must match), "a phrase", a prefix*, a OR b, -word or NOT word (left out); the words may be given apart (asz search zip -test is the query "zip -test"; a phrase keeps its quotes inside one argument: asz search \'"zip archive"\'); after -- every argument is a word. Required unless --reindex is given alone (then the index is built again and nothing is searched).'),
     as_json: bool = typer.Option(False, "--json", help="Print a JSON list of hits (conversation, title, talk, step, kind, at, snippet, file, row, snippet_text, snippet_marks, repeats, undescribed (why an undescribed record's bytes were not described; '' on other hits), open (not with --held-back or --conversations, whose answers are the page API's: the command that opens the hit: asz conversation ID --step STEP, or for an undescribed record asz show SESSION FILE:ROW, which prints its bytes; '' when none); sender in a root asz receive landed)."),
     held_back: bool = typer.Option(False, "--held-back", help="With --json: print {hits, held_back, partial, indexing, across} as /api/search?held_back=1 answers (partial is always false here: this command waits for another update of the index): the hits, and what was left out (files that do not verify, with how many hits the whole query matches in each; what was never searched; across: with no hit, how many conversations hold every word between their texts)."),
     limit: int = typer.Option(20, "--limit", "-n", help="At most this many hits (default 20); 0: all of them; below 0 is a usage error (as asz ls)."),
@@ -91,6 +92,7 @@ def search(
         typer.echo("asz search: stopped before any conversation was indexed", err=True)
         raise typer.Exit(130)
     kinds = _checked(kind, limit, held_back and by_conversation)
+    query = joined(query)
     if query is None and not reindex:
         raise typer.BadParameter.__mro__[1]("Missing argument 'QUERY'.")  # click's UsageError: exit 2, as before
     indexed_said(r, reindex, as_json and query is not None, "search")
@@ -573,5 +575,5 @@ def register(app: typer.Typer) -> None:
     """Add ``search`` and ``secrets`` (:mod:`asz_core.cli.secrets_cmd`) to ``app``."""
     from .secrets_cmd import secrets
 
-    app.command("search")(search)
+    app.command("search", cls=SearchCommand)(search)
     app.command("secrets")(secrets)
