@@ -54,6 +54,7 @@ import orjson
 from ..sessiondata.jsonbytes import dumps_wide
 from ..storage.layout import CONVERSATIONS
 from .depends import files_key
+from .held_back import HELD_KEYS, hold_back, removed_files  # noqa: F401  (public here too)
 from .summary_seal import DB_NAME, seal  # noqa: F401  (public here too; a light module for asz verify)
 from .prices import PriceTable, cost_of
 from .usage import HOUR_OVER_KIND, RATE_KIND, REPLAY_KIND, RATE_UNCHECKED_KIND, SPLIT_KIND, TOKEN_KINDS, CallUsage, mark_unchecked, usage_totals
@@ -120,40 +121,17 @@ TITLE_CODE = ("summary.py", "titles.py", "named_titles.py", "label_senders.py", 
 #: without the change times; 1: entries without the verification state) is emptied when opened, so it is rebuilt,
 #: never read.
 SCHEMA_VERSION = 4
-#: The row keys a conversation that does not verify gives as null (:func:`hold_back`): figures read from evidence
-#: that does not verify are counted in no list and no total.
-HELD_KEYS = ("usage", "cost")
 
-#: The tables of entries, each with the column holding an entry's JSON.
+#: The tables of entries, each with the column holding an entry's JSON (``tools``: each conversation's tool calls as
+#: asz usage tools counts them, asz_core.reading.tool_use; trial 40a F5).
 TABLES = {"summaries": "entry", "rows": "row", "tools": "entry"}
 
 _SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS summaries (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
-    "CREATE TABLE IF NOT EXISTS rows (id TEXT, hide TEXT, fp TEXT, row TEXT, seal TEXT, PRIMARY KEY (id, hide))",
-    # each conversation's tool calls as asz usage tools counts them (asz_core.reading.tool_use; trial 40a F5)
-    "CREATE TABLE IF NOT EXISTS tools (id TEXT, hide TEXT, fp TEXT, entry TEXT, seal TEXT, PRIMARY KEY (id, hide))",
+    *(f"CREATE TABLE IF NOT EXISTS {t} (id TEXT, hide TEXT, fp TEXT, {c} TEXT, seal TEXT, PRIMARY KEY (id, hide))"
+      for t, c in TABLES.items()),
     # the store marks (store_mark) that opened the store, and when last (unix s): an older asz leaves it alone
     "CREATE TABLE IF NOT EXISTS marks (mark TEXT PRIMARY KEY, used REAL)",
 )
-
-
-def removed_files(summary: dict) -> int:
-    """How many of the landed files a summary (the document's, or a kept entry's :meth:`ConversationSummary.keys`)
-    was counted from retention replaced by skeletons (its ``removed.files``; 0 when it has no ``removed``): the
-    ``removed_files`` of a list row, as ``asz ls --json`` gives it."""
-    r = summary.get("removed")
-    return r["files"] if isinstance(r, dict) and isinstance(r.get("files"), int) else 0
-
-
-def hold_back(keys: dict, state: str | None) -> dict:
-    """``keys`` (a list row's summary keys) as a list gives them: when ``state`` is a verification state other than
-    ``verified`` (``incomplete``, ``mismatch``), :data:`HELD_KEYS` are null and ``held_back`` says
-    ``{"state": state, "keys": [...]}``, so no total counts what does not verify; else ``keys`` unchanged."""
-    if state in (None, "verified", "unreadable"):
-        return keys
-    out = {**keys, **{k: None for k in HELD_KEYS if k in keys}}
-    out["held_back"] = {"state": state, "keys": [k for k in HELD_KEYS if k in keys]}
-    return out
 
 
 @functools.cache
