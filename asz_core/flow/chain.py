@@ -188,11 +188,15 @@ class SessionChains:
         self.files: dict[str, list[RoundFile]] = {}
         self.named: dict[str, str] = {}
         self._by_session: dict[str, list[str]] = {}  # round 1's session -> directory names, sorted
+        from ..sessiondata.nolink import LinkRefused
         from ..storage.erased_list import erased_names
 
         gone = erased_names(self.root)
         for d in conversation_dirs(self.root):
-            files = Chain.at(d).round_files()
+            try:
+                files = Chain.at(d).round_files()
+            except LinkRefused:  # its rounds folder a symbolic link: never entered, no round of it read (asz verify names it)
+                files = []
             session = round_session(files[0].path) if files else ""
             if session in gone:  # a chain of an erased session under another id: pushed or pruned never (33c F1)
                 continue

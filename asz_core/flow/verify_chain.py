@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Callable, Mapping
 import attrs
 
+from ..sessiondata.nolink import LinkRefused, link_said
 from ..sessiondata.reader import check_file
 from ..storage.layout import SessionListing, session_listing, session_path
 from .chain import Chain, RoundsListed, SessionChains, conversation_dirs
@@ -181,7 +182,11 @@ def verify_chain(chain: Chain, report: ChainReport | None = None, *, digests: Ma
     # before the rounds are listed: a parser writes a round's file before the state that names it, so a
     # chain that grows while it is checked never looks cut short.
     named = chain.named_head()
-    files, seen.rounds[chain.dir.name] = chain.round_listing()
+    try:
+        files, seen.rounds[chain.dir.name] = chain.round_listing()
+    except LinkRefused as exc:  # its rounds folder a symbolic link: never entered, named, never a traceback
+        report.problems.append(ChainProblem(conv, 0, 0, 1, exc.filename, link_said(exc.filename, "the rounds folder")))
+        return report
 
     def problem(check: int, rnd: int, path: Path | str, message: str, seq: int = 0, landed: str = "", line: int = 0) -> None:
         report.problems.append(ChainProblem(conv, rnd, seq, check, str(path), message, landed, line))

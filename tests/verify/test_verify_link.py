@@ -183,3 +183,24 @@ def test_a_linked_index_folder_and_a_linked_stream_folder_with_nothing_new_are_r
     c = asz("collect", "--once", "--source", str(corpus_projects), "--root", str(root))
     assert c.returncode == 0 and re.search(r" landed=0 ", c.stdout), c.stdout + c.stderr
     assert asz("verify", "--root", str(root)).returncode == 0
+
+
+def test_a_chain_whose_rounds_folder_is_a_link_is_named_by_verify_never_a_traceback(corpus_copy, tmp_path):
+    """A chain's ``rounds`` folder replaced by a symbolic link to it moved out whole (review48: ``asz verify`` and
+    ``asz verify SESSION`` ended in a LinkRefused traceback, exit 1 with no verdict): one ``chain`` problem names the
+    link, its target and the way back, the root's and the session's verify alike; put back, the root verifies."""
+    root = corpus_copy(tmp_path / "root")
+    conv, _ = _one_conversation(root)
+    rounds = root / "_conversations" / conv / "rounds"
+    (tmp_path / "outside").mkdir()
+    target = _moved_out(rounds, tmp_path / "outside")
+    said = (f"the rounds folder is a link to {target}, which was not read: asz follows no symbolic link inside a "
+            "storage root")
+    for args in ((), (conv,)):
+        v = asz("verify", *args, "--root", str(root), "--json")
+        assert v.returncode == 1 and "Traceback" not in v.stderr, v.stdout + v.stderr
+        linked = [p for p in json.loads(v.stdout)["problems"] if p["file"] == str(rounds)]
+        assert [(p["problem"], p["detail"][:len(said)]) for p in linked] == [("chain", said)], linked
+    os.unlink(rounds)
+    os.rename(target, rounds)
+    assert asz("verify", "--root", str(root)).returncode == 0
