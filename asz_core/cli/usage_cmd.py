@@ -20,7 +20,7 @@ from .usage_lines import same_calls_list
 from ..storage.sender_roots import two_roots_in
 from .out_named import out_file
 from .usage_out import check_form, emit
-from .usage_said import matched_nothing, say_problems
+from .usage_said import copies_line, matched_nothing, say_problems
 from .usage_table import models_cell, print_table, with_kinds
 
 __all__ = ["usage", "print_rows", "no_time_line", "unnamed_note", "models_cell", "with_kinds", "register"]
@@ -109,7 +109,7 @@ def usage(
     rows = _open_block(ordered(continued_rows(rows, counted) if view == "session" else rows, view, sort, order), active)
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
-                             {**given, "since": since, "until": until}, projects)
+                             {**given, "since": since, "until": until}, projects, copies_line(counted, (first, last)))
     say_state_files(storage)
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
     stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1

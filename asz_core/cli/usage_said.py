@@ -7,7 +7,7 @@ from pathlib import Path
 
 import typer
 
-__all__ = ["matched_nothing", "say_problems", "nothing_line"]
+__all__ = ["matched_nothing", "say_problems", "nothing_line", "copies_line"]
 
 
 def matched_nothing(counted: list, rows: list[dict], left_out: list[dict], given: dict[str, str], window: tuple) -> bool:
@@ -18,12 +18,26 @@ def matched_nothing(counted: list, rows: list[dict], left_out: list[dict], given
     return (not counted and any(given.values())) or (window != (None, None) and not rows and not left_out)
 
 
-def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: list[str] = ()) -> bool:
+def copies_line(counted: list, window: tuple) -> str:
+    """When a ``window`` (``(since, until)`` unix ms) holds no row, what it holds all the same: the model calls made in it
+    that are copies of calls counted under a copy made outside it (a session copied under a new id and moved in time;
+    :func:`~asz_core.view.usage_once.once_in`, trial 48d F2), so an empty window is not read as one where nothing ran;
+    '' when none."""
+    from ..view.usage_report import in_report
+
+    n = sum(1 for c in in_report(counted, *window) if c.credits is None and not c.held) if window != (None, None) else 0
+    return (f"{n:,} model call(s) made in the window are copies of calls two conversations hold, counted under a copy "
+            "made outside it, so in no row of it, as the report without --since/--until places them (asz usage session "
+            "with the window gives each conversation's own figure)") if n else ""
+
+
+def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: list[str] = (),
+                 also: str = "") -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
     when ``unmatched`` (the filters, ``given`` by name, match no call of a root with conversations: a root with none
     yet is no filter's fault, exit 0 with no line, as asz ls lists none), :func:`nothing_line`'s line (``projects``:
-    every project the root's calls name); returns ``unmatched``."""
-    for line in [*problems, nothing_line(storage, given, projects)] if unmatched else problems:
+    every project the root's calls name) and ``also`` (:func:`copies_line`, when not ''); returns ``unmatched``."""
+    for line in [*problems, nothing_line(storage, given, projects), *([also] if also else [])] if unmatched else problems:
         typer.echo(f"asz usage: {line}", err=True)
     return unmatched
 

@@ -127,3 +127,17 @@ def test_the_pages_usage_window_counts_as_the_cli(moved_root, serve):
     assert same[COPY]["counted_in"] == {ORIGINAL: 4} and same[COPY]["outside"] == 4
     jan = s.get("/api/usage?since=2026-01-01&until=2026-01-31&tz=UTC").json()
     assert jan["total"]["calls"] == 4 and all("outside" not in x for x in jan["same_calls"])
+
+
+def test_a_window_of_copies_alone_says_what_it_holds(moved_root):
+    """A window holding only the copy's calls has no row, as the whole report has none on 2026-02-01: exit 1 with the
+    line of an empty window (docs/reading.md), and a line saying the calls made in it are counted outside it."""
+    root, days = moved_root
+    assert not [d for d in days if "2026-02-01" <= d <= "2026-02-05"]
+    got = asz("usage", "daily", "--tz", "UTC", "--since", "2026-02-01", "--until", "2026-02-05", "--root", str(root), check=False)
+    assert got.returncode == 1 and got.stdout == ""
+    assert "asz usage: no model call in" in got.stderr
+    assert ("asz usage: 4 model call(s) made in the window are copies of calls two conversations hold, counted under a "
+            "copy made outside it, so in no row of it") in got.stderr
+    empty = asz("usage", "daily", "--tz", "UTC", "--since", "2099-01-01", "--root", str(root), check=False)
+    assert empty.returncode == 1 and "made in the window" not in empty.stderr
