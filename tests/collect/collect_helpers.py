@@ -10,6 +10,7 @@ from pathlib import Path
 
 import io
 
+import forked
 import orjson
 from cli_helpers import asz_in_process
 
@@ -35,13 +36,16 @@ def env(extra: dict | None = None) -> dict:
 
 
 def asz(*args: str, cwd: Path | None = None, timeout: float = 120, extra_env: dict | None = None,
-        child: bool = False) -> subprocess.CompletedProcess:
+        child: bool = False, fresh: bool = False) -> subprocess.CompletedProcess:
     """``asz ARGS`` with stdout/stderr captured as text: in this process (:func:`cli_helpers.asz_in_process`), or with
-    ``child`` as a real ``python -m asz_core.cli.main`` process (``timeout`` s) where the process is what is tested."""
+    ``child`` as a real ``python -m asz_core.cli.main`` process (``timeout`` s) where the process is what is tested:
+    forked from the pre-imported server (:func:`forked.run`: its own pid, environment, working folder, output and exit
+    status), or with ``fresh`` a new interpreter (what tests/forked.py says a forked child is not, such as ``TZ``)."""
     if not child:
         extra = {"CLAUDE_CONFIG_DIR": os.environ.get("CLAUDE_CONFIG_DIR", "/nonexistent-claude-home"), "XDG_CONFIG_HOME": None}
         return asz_in_process(*args, cwd=cwd, env={**extra, **(extra_env or {})})
-    return subprocess.run([*ASZ, *args], cwd=cwd, env=env(extra_env), capture_output=True, text=True, timeout=timeout)
+    run = subprocess.run if fresh else forked.run
+    return run([*ASZ, *args], cwd=cwd, env=env(extra_env), capture_output=True, text=True, timeout=timeout)
 
 
 def projects_copy(corpus_dir: Path, dest: Path) -> Path:

@@ -38,7 +38,7 @@ def _pass_line(out: str) -> str:
 def test_collect_pass_line_iso_stamp_is_utc_whatever_the_zone(tmp_path):
     src = _source(tmp_path)
     before = int(time.time())
-    p = asz("collect", "--once", "--source", str(src), "--root", str(tmp_path / "iso"), child=True,
+    p = asz("collect", "--once", "--source", str(src), "--root", str(tmp_path / "iso"), child=True, fresh=True,
             extra_env={"TZ": "America/Los_Angeles", "ASZ_LOG_STAMP": "iso"})
     after = int(time.time())
     assert p.returncode == 0, p.stderr
@@ -51,7 +51,7 @@ def test_collect_pass_line_iso_stamp_is_utc_whatever_the_zone(tmp_path):
 def test_collect_pass_line_keeps_the_short_local_stamp_by_default(tmp_path):
     src = _source(tmp_path)
     before = time.time()
-    p = asz("collect", "--once", "--source", str(src), "--root", str(tmp_path / "short"), child=True,
+    p = asz("collect", "--once", "--source", str(src), "--root", str(tmp_path / "short"), child=True, fresh=True,
             extra_env={"TZ": "America/Los_Angeles", "ASZ_LOG_STAMP": ""})
     after = time.time()
     assert p.returncode == 0, p.stderr
