@@ -22,7 +22,6 @@ import contextlib
 import functools
 import hashlib
 import os
-import stat
 import time
 from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
@@ -32,6 +31,7 @@ import orjson
 from ..sessiondata import durable
 from ..sessiondata.durable import fsync_dir as _fsync_dir
 from ..sessiondata.filemode import read_only_mode
+from ..sessiondata.nolink import refuse_links_in
 from ..storage.layout import CONVERSATIONS, ROUNDS, conversation_dir, held_listing
 from ..storage.root import FileLock, LockBusy, read_state, write_state
 from .fold import Fold, FoldError
@@ -244,25 +244,6 @@ class RoundFile:
         return f"RoundFile({self.number}, {self.prefix!r}, {str(self.path)!r})"
 
 
-def _refuse_links(root: Path, name: str) -> None:
-    """:meth:`Chain.refuse_links` of the chain folder ``name`` under ``root``: ``lstat`` of ``_conversations``, the
-    folder and its ``rounds`` joined as strings (what :func:`~asz_core.sessiondata.nolink.refuse_link` does for any
-    path, whose :class:`~pathlib.Path` arithmetic was a third of ``asz verify``'s listing of a chain: issue 22, session
-    48); a part that is missing is no link (a writer may make it); the link's :class:`~pathlib.Path` is made only to
-    name it."""
-    cur, parts = os.fspath(root), (CONVERSATIONS, name, ROUNDS)
-    for i, part in enumerate(parts):
-        cur = os.path.join(cur, part)
-        try:
-            link = stat.S_ISLNK(os.lstat(cur).st_mode)
-        except OSError:
-            return
-        if link:
-            from ..sessiondata.nolink import LinkRefused
-
-            raise LinkRefused(root.joinpath(*parts[: i + 1]), "the chain folder asz wrote")
-
-
 class Chain:
     """One conversation's chain under a storage root (origin-digest §2.5).
 
@@ -307,8 +288,8 @@ class Chain:
     def refuse_links(self) -> None:
         """Raise :class:`~asz_core.sessiondata.nolink.LinkRefused` (an OSError) when ``_conversations``, the chain's
         folder or its ``rounds`` is a symbolic link: no round is read or written through one (docs/storage-root.md,
-        "No links"). Three ``lstat`` calls (:func:`_refuse_links`)."""
-        _refuse_links(self.root, self.dir.name)
+        "No links"). Three ``lstat`` calls (:func:`~asz_core.sessiondata.nolink.refuse_links_in`)."""
+        refuse_links_in(self.root, (CONVERSATIONS, self.dir.name, ROUNDS), "the chain folder asz wrote")
 
     def unlock(self) -> None:
         """Release the chain's lock (a no-op when not held)."""

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 __all__ = ["NOFOLLOW", "NOFOLLOW_DIR", "LINK_RULE", "LinkRefused", "open_nofollow", "read_nofollow", "gunzip_nofollow",
-           "first_link", "refuse_link", "link_target", "link_said", "links_among"]
+           "first_link", "refuse_link", "refuse_links_in", "link_target", "link_said", "links_among"]
 
 #: ``os.O_NOFOLLOW`` where the system has it (0 elsewhere): opening a path whose last part is a symbolic link fails
 #: with ``ELOOP`` instead of reading (or writing) what it names.
@@ -170,3 +170,20 @@ def refuse_link(root: str | os.PathLike, path: str | os.PathLike, what: str) -> 
     bad = first_link(root, path)
     if bad is not None and os.path.islink(bad):
         raise LinkRefused(bad, what)
+
+
+def refuse_links_in(root: str | os.PathLike, parts: tuple[str, ...], what: str) -> None:
+    """:func:`refuse_link` for the path ``root/parts[0]/parts[1]/…`` given as its parts below ``root``: raise
+    :class:`LinkRefused` (naming ``what``) for the first of them that is a symbolic link, one ``lstat`` a part, the
+    paths joined as strings and a :class:`~pathlib.Path` made only to name a link (``Chain.refuse_links``, three parts
+    a chain: the Path arithmetic was a third of ``asz verify``'s listing of a chain, issue 22, session 48). A part that
+    is missing is no link (a writer may make it)."""
+    cur = os.fspath(root)
+    for i, part in enumerate(parts):
+        cur = os.path.join(cur, part)
+        try:
+            link = stat.S_ISLNK(os.lstat(cur).st_mode)
+        except OSError:
+            return
+        if link:
+            raise LinkRefused(Path(root).joinpath(*parts[: i + 1]), what)
