@@ -10,11 +10,10 @@ import pytest
 from asz_core.flow.model import Node
 from asz_core.sessiondata.numberprobe import bytescan
 from asz_core.view import nodes
-from asz_core.view.document import list_conversations
 from asz_core.view.kinds import STEP_KIND_SET
 from asz_core.view.summary import DocumentView
 
-from document_views import corpus_views, document_view
+from document_views import busiest, corpus_views, document_view
 
 pytestmark = pytest.mark.skipif(bytescan is None, reason="asz_core.sessiondata.bytescan was not built "
                                 "(setup.py's optional extension: no C compiler at install)")
@@ -56,8 +55,10 @@ def _talk(v: DocumentView) -> tuple[str, list[str]]:
 
 @pytest.fixture
 def view(corpus):
+    """The view of the corpus conversation with the most nodes, the test's own (the tests change its index); which
+    conversation that is found once a root (document_views.busiest), not by building all 11 views in each test."""
     _, root = corpus
-    return document_view(root, max(list_conversations(root), key=lambda c: len(document_view(root, c).nodes)))
+    return document_view(root, busiest(root, "nodes", lambda v: len(v.nodes)))
 
 
 def test_steps_of_equal_rank_keep_the_walks_order(view, monkeypatch):
