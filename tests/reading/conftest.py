@@ -59,6 +59,22 @@ def corpus_source_x3(corpus_source: Path, tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def corpus_source_x5(corpus_source: Path, tmp_path_factory) -> Path:
+    """Five real-shaped copies of the corpus's sources (bench/realcorpus.py, 40 MB: 55 main transcripts under new
+    ids), for the Ctrl-C tests of a parse and of a search's indexing at that size. Made once a run, shared by its xdist
+    workers (:func:`run_once.made_once`; each of the two tests made its own, 2.3 s of CPU and 40 MB written each);
+    nobody writes into it."""
+    import subprocess
+
+    def make(base: Path) -> None:
+        base.mkdir()
+        subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(base / "source"), "--size-mb", "40",
+                        "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
+
+    return made_once(tmp_path_factory, "corpus-x5", make) / "source"
+
+
+@pytest.fixture(scope="session")
 def corpus_collected_x3(corpus_source_x3: Path, tmp_path_factory) -> Path:
     """:func:`corpus_source_x3` collected and parsed by the real ``asz collect --once`` (33 conversations); copy it
     (:func:`corpus_root_x3`) before changing it. Made once a run, shared by its xdist workers

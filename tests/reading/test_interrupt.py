@@ -109,13 +109,10 @@ def test_ctrl_c_stops_a_parse_and_counts_the_sessions_its_workers_finished(corpu
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_a_parse_of_a_real_shaped_root_and_counts_what_it_finished(corpus_source, tmp_path):
+def test_ctrl_c_stops_a_parse_of_a_real_shaped_root_and_counts_what_it_finished(corpus_source_x5, tmp_path):
     """55 sessions: a worker's first run holds 13 of them, so results come back long after sessions are done."""
-    source = tmp_path / "source"
-    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "40",
-                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
     root = tmp_path / "root"
-    sessions = _landed_only(source, root)
+    sessions = _landed_only(corpus_source_x5, root)
     assert sessions == 55  # 5 copies of the 11 sessions
     _interrupt_parse(root, sessions, after_rounds=12, jobs=2)
 
@@ -175,7 +172,7 @@ def test_ctrl_c_while_indexing_keeps_each_conversation_written_whole_and_counts_
 
 
 @pytest.mark.slow
-def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source, tmp_path):
+def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source_x5, tmp_path):
     """``asz search --reindex`` on a terminal, Ctrl-C'd once its bar shows a conversation indexed: it exited 130
     printing nothing (its line was printed on the bar's line, or Ctrl-C came before indexing began). It must say
     how many conversations the index keeps, and keep exactly those."""
@@ -183,12 +180,9 @@ def test_ctrl_c_stops_search_reindex_and_says_what_the_index_keeps(corpus_source
     import re
     import select
 
-    source = tmp_path / "source"
-    subprocess.run([sys.executable, str(REPO / "bench" / "realcorpus.py"), str(source), "--size-mb", "40",
-                    "--source", str(corpus_source)], check=True, capture_output=True, timeout=600)
     root = tmp_path / "root"
-    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(source), "--root",
-                        str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
+    p = forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--source", str(corpus_source_x5),
+                    "--root", str(root)], cwd=REPO, capture_output=True, text=True, timeout=900)
     assert p.returncode == 0, p.stderr
     main, tty = pty.openpty()
     p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "search", "--reindex", "anything", "--root", str(root)],
