@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import pytest
 from cli_helpers import asz_in_process
 
@@ -26,12 +27,13 @@ UNCURSORED_WORDS = UNCURSORED_LINE.split("{n}")[1].split(":")[0]  # " stream(s) 
 
 def asz(*args: str, cwd: Path | None = None, child: bool | None = None) -> subprocess.CompletedProcess:
     """``asz ARGS``, text captured: in a child ``python -m asz_core.cli.main`` with ``child`` (default: ``push``, whose
-    gRPC threads must not live on in this process), else in this process (:func:`cli_helpers.asz_in_process`)."""
+    gRPC threads must not live on in this process), forked from the pre-imported server (:func:`forked.run`), else in
+    this process (:func:`cli_helpers.asz_in_process`)."""
     if child is None:
         child = bool(args) and args[0] == "push"
     if not child:
         return asz_in_process(*args, cwd=cwd)
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600, cwd=cwd)
+    return forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, timeout=600, cwd=cwd)
 
 
 def _ls_tail(out: str, n: int) -> list[str]:
