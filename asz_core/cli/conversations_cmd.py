@@ -78,13 +78,32 @@ def renamed_note(rows: list[dict]) -> list[str]:
 def problems_note(rows: list[dict]) -> list[str]:
     """``! problems in ID8 (N): first problem[; and N more]; asz conversation ID8 names them`` per row whose STATE is
     marked ``!`` (:func:`state_cell`): the count and first line of the document's own problems list."""
-    out = []
-    for row in rows:
-        found = row.get("problems") or []
-        if unsaid(row):
-            more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
-            out.append(f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shell_word(shown_id(row))} names them")
-    return out
+    marked = [row for row in rows if unsaid(row)]
+    if len(marked) > IDS_NAMED:  # trial 48d F5: 25 lines of one missing companion file buried the table
+        return problems_grouped(marked)
+    return [_problem_line(row) for row in marked]
+
+
+def _problem_line(row: dict) -> str:
+    """``! problems in ID8 (N): first problem[; and N more]; asz conversation ID8 names them``."""
+    found = row.get("problems") or []
+    more = f"; and {len(found) - 1} more" if len(found) > 1 else ""
+    return f"! problems in {shown_id(row)} ({len(found)}): {found[0]}{more}; asz conversation {shell_word(shown_id(row))} names them"
+
+
+def problems_grouped(marked: list[dict]) -> list[str]:
+    """Past :data:`IDS_NAMED` rows marked ``!``, one line per first problem they open with, in the rows' order:
+    ``! problems in N conversations (ID8, … and N more), each first: PROBLEM; asz ls --json lists each row's problems,
+    asz conversation ID names them`` (trial 48d F5)."""
+    from ..verify.unparsed import shown_ids
+
+    groups: dict[str, list[dict]] = {}
+    for row in marked:
+        groups.setdefault(str(row["problems"][0]), []).append(row)
+    return [_problem_line(g[0]) if len(g) == 1 else
+            f"! problems in {len(g)} conversations ({shown_ids([shown_id(r) for r in g], IDS_NAMED)}), each first: "
+            f"{first}; asz ls --json lists each row's problems, asz conversation ID names them"
+            for first, g in groups.items()]
 
 
 def mixed_note(rows: list[dict]) -> list[str]:
@@ -416,6 +435,10 @@ def shares_lines(rows: list[dict], shown) -> list[str]:
     continuing the other: those records, N call(s) and their tokens with them, are counted in each row (asz usage's
     totals count each model call once)``, so every total can be traced (session 23; ``shown``: a full id's shown prefix). Past
     :data:`SHARES_NAMED` others, those and how many more, and where all are (trial 34a F5: lines of 300 ids)."""
+    shared = [row for row in rows if row.get("shares")]
+    if len(shared) > IDS_NAMED:  # trial 48d F5: 275 such lines under 279 rows
+        return [shares_grouped(shared)]
+
     def named(ids: list) -> str:
         more = len(ids) - SHARES_NAMED
         return ", ".join(shown(o) for o in ids[:SHARES_NAMED]) + (
@@ -423,6 +446,18 @@ def shares_lines(rows: list[dict], shown) -> list[str]:
     return [f"{shown_id(row)} shares {s['ids']} record id(s) with {named(s['with'])}, {_how_shared(s)}: those records, "
             f"{s['calls']} call(s) and their tokens with them, are counted in each row (asz usage's "
             "totals count each model call once)" for row in rows if (s := row.get("shares"))]
+
+
+def shares_grouped(shared: list[dict]) -> str:
+    """Past :data:`IDS_NAMED` rows sharing record ids, one line for all: how many, the first named, and where each
+    row's others and counts are (``--json``: its ``shares``) (trial 48d F5)."""
+    from ..verify.unparsed import shown_ids
+
+    calls = sum(r["shares"]["calls"] for r in shared)
+    return (f"{len(shared)} conversations share record ids with others ({shown_ids([shown_id(r) for r in shared], IDS_NAMED)}), "
+            f"neither continuing the other: those records, {calls:,} call(s) in all and their tokens with them, are counted in "
+            "each row (asz usage's totals count each model call once); asz ls --json lists them, each row's shares "
+            "naming the others, the ids and calls")
 
 
 def _how_shared(s: dict) -> str:
