@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..view.secret_forms import credentials, shown_title
@@ -66,18 +67,16 @@ def scan(root: str | os.PathLike, index: Path, filters: Filters | None = None, u
 PLACE_FIELDS = {"project": "project (the working directory it ran in, cwd)", "git_branch": "git_branch (the git branch it ran on)"}
 
 
-def scan_places(root: str | os.PathLike, hide=(), filters: Filters | None = None) -> list[dict]:
-    """Every credential in the fields naming where the conversations of ``root`` that pass ``filters`` ran
-    (:data:`PLACE_FIELDS`: the working directory, the git branch, as ``asz ls`` lists them, the conversation's first
+def scan_places(rows: Iterable[dict]) -> list[dict]:
+    """Every credential in the fields naming where the conversations of ``rows`` (their list rows, as ``asz ls``
+    counts and keeps them: trial 48d F3, rows counted under another key took 13 s unsaid) ran (:data:`PLACE_FIELDS`: the working directory, the git branch, as ``asz ls`` lists them, the conversation's first
     recorded value; trial 37a F2: a ``ghp_`` token in a cwd and a branch was masked in the exports and ``asz secrets``
     found nothing). Each finding as :func:`scan`'s, ``field`` naming the field, ``kind`` ``field``, ``at`` the
     conversation's first activity (unix ms, 0 when unknown), no ``step``, ``file`` or ``row`` ('' and 0: the field is
     the conversation's, not one record's); one per field and credential (``places``: how often it stands there), in
     id order."""
-    from .listing import conversation_rows
-
     out: list[dict] = []
-    for row in conversation_rows(root, hide, filters):
+    for row in sorted(rows, key=lambda r: r["id"]):
         for field in PLACE_FIELDS:
             seen: dict[str, dict] = {}
             value = row.get(field)
