@@ -38,17 +38,12 @@ def _coverage(root: Path) -> dict[str, dict]:
 
 
 @pytest.fixture(scope="module")
-def corpus_roots(corpus_dir: Path, tmp_path_factory) -> dict[str, Path]:
+def corpus_roots(corpus, kiro_root, corpus_dir: Path, tmp_path_factory) -> dict[str, Path]:
+    """The corpus's three runtimes collected: Claude Code and Kiro the run's roots the view tests share
+    (tests/view/conftest.py: the once-collected corpus's copy, ``asz collect --once`` with the default adapter
+    claude-code-local, and ``--adapter kiro``; this module collected both again, suite48d), LangChain's here."""
     base = tmp_path_factory.mktemp("coverage")
-    roots = {}
-    cc = corpus_dir / "claude-code" / "projects"
-    if cc.is_dir():
-        roots["claude-code"] = base / "cc"
-        _asz("collect", "--once", "--adapter", "claude-code-local", "--source", str(cc), "--root", str(roots["claude-code"]))
-    kiro = corpus_dir / "kiro" / "home" / ".kiro"
-    if kiro.is_dir():
-        roots["kiro"] = base / "kiro"
-        _asz("collect", "--once", "--adapter", "kiro", "--source", str(kiro), "--root", str(roots["kiro"]))
+    roots = {"claude-code": corpus[1], "kiro": kiro_root}
     if stage_upload_bodies(corpus_dir, base / "lc"):
         root = roots["langchain"] = base / "lc"
         _asz("collect", "--once", "--adapter", "langsmith-ingest", "--source", str(root), "--root", str(root))
