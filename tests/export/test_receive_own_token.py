@@ -20,6 +20,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import forked
+
 from asz_core.cli.push_cmd import file_token
 from cli_helpers import write_secret
 from export_helpers import ASZ, asz, collected_session, sent_files
@@ -120,18 +122,18 @@ def test_no_token_is_the_default_said_and_a_token_file_open_to_others_is_refused
     assert "asz receive: warning: no token: every account on this machine" in said
     assert not (tmp_path / "solo" / "_received" / "receive.token").exists()
     for other in (["--token", "x1234567"], ["--own-token"]):
-        both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--no-token", *other],
-                              capture_output=True, text=True, timeout=60)
-        assert both.returncode == 2 and "--no-token and a token" in both.stderr, both.stderr
-    both = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--own-token", "--token", "x1234567"],
+        both = forked.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--no-token", *other],
                           capture_output=True, text=True, timeout=60)
+        assert both.returncode == 2 and "--no-token and a token" in both.stderr, both.stderr
+    both = forked.run([*ASZ, "receive", "--root", str(tmp_path / "solo"), "--own-token", "--token", "x1234567"],
+                      capture_output=True, text=True, timeout=60)
     assert both.returncode == 2 and "--own-token and a token" in both.stderr, both.stderr
     kept = tmp_path / "open" / "_received" / "receive.token"
     kept.parent.mkdir(parents=True)
     kept.write_text("a-token-others-read-0123456789\n")
     kept.chmod(0o644)
-    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "open"), "--own-token"], capture_output=True,
-                       text=True, timeout=60)
+    p = forked.run([*ASZ, "receive", "--root", str(tmp_path / "open"), "--own-token"], capture_output=True,
+                   text=True, timeout=60)
     assert p.returncode == 2 and f"mode 0644: other accounts can read the token (chmod 600 {kept})" in p.stderr, p.stderr
     assert "a-token-others-read" not in p.stderr
     # trial 43a F4: every file a token is read from has that one rule (receive's and push's --token-file took a

@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 import orjson
 import pytest
 
@@ -168,8 +169,8 @@ def test_receive_token_sources(how, tmp_path):
 
 def test_receive_token_file_that_does_not_read_is_a_usage_error(tmp_path):
     write_secret(tmp_path / "tok", "a x y z\n")
-    p = subprocess.run([*ASZ, "receive", "--root", str(tmp_path / "r"), "--token-file", str(tmp_path / "tok")],
-                       capture_output=True, text=True, timeout=60)
+    p = forked.run([*ASZ, "receive", "--root", str(tmp_path / "r"), "--token-file", str(tmp_path / "tok")],
+                   capture_output=True, text=True, timeout=60)
     assert p.returncode == 2 and "expected 'NAME TOKEN'" in p.stderr and "x y z" not in p.stderr
 
 
