@@ -271,7 +271,7 @@ class ReadingHooks:
         """The leading part of ``text`` (a part's whole text, not :meth:`fixed_wording` whole) that is the runtime's
         own fixed wording, when what follows is a person's or the model's words (Claude Code's answer to a refused call
         followed by the person's reason for the rejection), else None. A skeleton keeps that lead and says the size
-        and SHA-256 of the rest, which retention takes (``asz prune``; docs/push.md, Retention and skeletons), so the
+        of the rest (no digest of it), which retention takes (``asz prune``; docs/push.md, Retention and skeletons), so the
         readers still read ``refused`` from it and say the reason was removed (trial 47a F1's other half: 32 of 256
         refusals read failed after retention). Called by ``asz prune`` for each text and result part whose text is
         not fixed wording whole, only when the adapter overrides this method. Default None; must not raise (an

@@ -34,9 +34,9 @@ built from and none of the content:
   a wording followed by someone's words (:meth:`asz_core.Adapter.fixed_prefix`:
   that answer before the person's reason for the rejection) keeps the
   wording alone in ``text``, and says what went after it: ``removed_bytes``
-  (its size, UTF-8) and ``sha256`` (its SHA-256), as a part made smaller to
-  land says what was taken out (trial 47a F1's other half: 32 of 256
-  refusals read failed);
+  (its size, UTF-8; no digest of it, which would let a short reason be
+  found again by hashing guesses: review48) (trial 47a F1's other half:
+  32 of 256 refusals read failed);
 - its own closing line.
 """
 
@@ -165,9 +165,9 @@ def _part(line: bytes, start: int, keep: Optional[Callable[[Any], Any]] = None,
         elif k == "state":
             out["state"] = "too_large" if state == "too_large" else "removed"
     out.setdefault("state", "too_large" if state == "too_large" else "removed")
-    if words is not None and words != whole:  # what went after the kept lead: its size and digest (the reason)
-        rest = whole[len(words):].encode("utf-8", "surrogatepass")
-        out["removed_bytes"], sha = len(rest), hashlib.sha256(rest).hexdigest()
+    if words is not None and words != whole:  # what went after the kept lead (the reason): its size, never its digest,
+        # from which a short reason ("no") is found again by hashing guesses (review48)
+        out["removed_bytes"] = len(whole[len(words):].encode("utf-8", "surrogatepass"))
     if sha:
         out["sha256"] = sha
     return out
@@ -221,7 +221,7 @@ def skeleton_bytes(data: bytes, *, at: str, generation: int, receiver: str, owne
     costs that part's figures, never the skeleton); ``fixed(dialect, text)``: what of a text or result part's text is
     the runtime's fixed wording, which the skeleton keeps: True or the text for all of it
     (:meth:`asz_core.Adapter.fixed_wording`), a leading part of it (:meth:`asz_core.Adapter.fixed_prefix`: the rest's
-    size and SHA-256 said in ``removed_bytes`` and ``sha256``), anything else nothing (one that raises keeps nothing). Raises ValueError for bytes that are not a whole landed file."""
+    size said in ``removed_bytes``, no digest of it), anything else nothing (one that raises keeps nothing). Raises ValueError for bytes that are not a whole landed file."""
     lines = data.split(b"\n")
     if len(lines) < 3 or lines[-1] != b"":
         raise ValueError("not a whole landed file (no closing line)")

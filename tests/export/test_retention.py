@@ -71,7 +71,7 @@ FIXED = ("[Request interrupted by user]", "[Request interrupted by user for tool
          "new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to "
          "proceed.")
 #: The lead a skeleton keeps of Claude Code's answer to a refused call that carries the person's reason, which goes
-#: (its size and SHA-256 said beside it in removed_bytes and sha256; trial 47a F1's other half).
+#: (its size said beside it in removed_bytes, no digest of it; trial 47a F1's other half, review48).
 LEADS = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the "
          "new_string was NOT written to the file). The user provided the following reason for the rejection: ",)
 
@@ -101,7 +101,7 @@ def test_retention_leaves_skeletons_and_the_same_structure(root, pushed, tmp_pat
             rec = orjson.loads(line)
             assert all(p["state"] in ("removed", "too_large") and not {"media", "encoding"} & set(p)
                        and (p.get("text", FIXED[0]) in FIXED or p["k"] == "result" and p["text"] in LEADS
-                            and p["removed_bytes"] > 0 and len(p["sha256"]) == 64) for p in rec.get("parts", ()))
+                            and p["removed_bytes"] > 0 and "sha256" not in p) for p in rec.get("parts", ()))
     assert not list(root.rglob(REMOVAL_STATE))
     v = asz("verify", "--root", str(root), cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
