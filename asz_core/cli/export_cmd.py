@@ -45,7 +45,7 @@ class Prose:
         self.max_tokens, self.split_parts = max_tokens, split_parts
         self.parts: list[bytes] = []
         self.part: Optional[int] = None
-        self.over: list[str] = []
+        self.over: list[tuple[str, int, str]] = []  # (file, bytes, advice): export_said.over_lines
 
         #: ``--brief``: md in the brief form (asz_core.reading.export_brief); ``index``: the index page each html page
         #: of a folder export links back to ('' for one conversation); ``whole``: json's clipped texts put back whole;

@@ -34,7 +34,7 @@ def closing_lines(fmt: str, prose) -> None:
         if prose.outside:
             typer.echo(f"asz export: --in-range-only left out {len(prose.outside):,} conversation(s) with no line inside "
                        "the window (active in it by their recorded range only: a conversation resumed later)", err=True)
-    for line in prose.over:
+    for line in over_lines(prose):
         typer.echo(line, err=True)
     if big_md_line(prose):
         typer.echo(big_md_line(prose), err=True)
@@ -134,15 +134,34 @@ def over_budget(prose, path, size: int, fmt: str, part: bool = False, one: bool 
         prose.__dict__.setdefault("big", []).append((path, size))
     if fmt not in (*PROSE_FORMS, "md") or size // 4 <= prose.max_tokens:
         return
-    said = (f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
-            f"{prose.max_tokens:,} (a model's context)")
+    tail = ""
     if part:
-        said += ": the part holds one line alone over the budget (a line is never cut)"
+        tail = ": the part holds one line alone over the budget (a line is never cut)"
     elif fmt != "md" and prose.audit:
-        said += (": --split writes it in parts that each fit" if not one else ": --split with --out DIR/ (one "
-                 "conversation: with --since/--until) writes it in parts that each fit") + \
+        tail = (": --split writes it in parts that each fit" if not one else ": --split with --out DIR/ (one "
+                "conversation: with --since/--until) writes it in parts that each fit") + \
             " (docs/reading.md, \"Sizing an audit for a model\")"
-    prose.over.append(said)
+    prose.over.append((str(path), size, tail))
+
+
+def over_lines(prose) -> list[str]:
+    """The warnings :func:`over_budget` kept: one file's, ``asz export: warning: FILE is N bytes ≈ N tokens (bytes ÷ 4),
+    over --max-tokens 200,000 (a model's context)[: advice]``; of more, one line, the count and the five largest
+    named, ``asz export: warning: 25 file(s) written are over --max-tokens 200,000 (a model's context; bytes ÷ 4):
+    FILE (N bytes ≈ N tokens), … and 20 more (each file's bytes: the folder manifest's files)`` (trial 48d F8: a
+    folder export printed 25 such lines)."""
+    if len(prose.over) == 1:
+        ((path, size, tail),) = prose.over
+        return [f"asz export: warning: {path} is {size:,} bytes ≈ {size // 4:,} tokens (bytes ÷ 4), over --max-tokens "
+                f"{prose.max_tokens:,} (a model's context){tail}"]
+    if not prose.over:
+        return []
+    big = sorted(prose.over, key=lambda x: -x[1])
+    tails = {t for _, _, t in big}
+    named = ", ".join(f"{p} ({n:,} bytes ≈ {n // 4:,} tokens)" for p, n, _ in big[:5]) + (
+        f" and {len(big) - 5:,} more (each file's bytes: the folder manifest's files)" if len(big) > 5 else "")
+    return [f"asz export: warning: {len(big):,} file(s) written are over --max-tokens {prose.max_tokens:,} (a model's "
+            f"context; bytes ÷ 4): {named}{tails.pop() if len(tails) == 1 else ''}"]
 
 
 #: The size in bytes up to which GitHub renders a Markdown file in a repository (512 KB; past it the file shows as raw
