@@ -54,6 +54,7 @@ from ..storage.landed_count import landed_changed
 from ..storage.layout import landed_files, session_dirs
 from ..storage.root import read_state, session_lock, write_state
 from ..sessiondata.reader import header_line
+from ..sessiondata.nolink import LinkRefused, link_said
 from ..sessiondata.skeleton import skeleton_path, write_skeleton
 from ..termsafe import shell_word
 
@@ -99,10 +100,17 @@ class PruneReport:
 
 
 def _heads(root: Path) -> dict[str, list[dict]]:
-    """Per session, the head round header of each of its conversations (and its round files, root-relative)."""
+    """Per session, the head round header of each of its conversations (and its round files, root-relative). Raises
+    ValueError when a conversation's rounds folder is a symbolic link: its sessions cannot be told without entering
+    it, so nothing is pruned until it is put back (review48: a traceback, LinkRefused, removing nothing)."""
     out: dict[str, list[dict]] = {}
     for cdir in conversation_dirs(root):
-        files = Chain.at(cdir).round_files()
+        try:
+            files = Chain.at(cdir).round_files()
+        except LinkRefused as exc:
+            raise ValueError(f"{link_said(exc.filename, 'the rounds folder')}; nothing is pruned while a conversation's "
+                             f"rounds are read through a link (the sessions they chain cannot be told): asz verify --root "
+                             f"{shell_word(root)} names it") from None
         if not files:
             continue
         with open(files[-1].path, "rb") as f:

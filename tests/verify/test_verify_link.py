@@ -201,6 +201,11 @@ def test_a_chain_whose_rounds_folder_is_a_link_is_named_by_verify_never_a_traceb
         assert v.returncode == 1 and "Traceback" not in v.stderr, v.stdout + v.stderr
         linked = [p for p in json.loads(v.stdout)["problems"] if p["file"] == str(rounds)]
         assert [(p["problem"], p["detail"][:len(said)]) for p in linked] == [("chain", said)], linked
+    # asz prune, whose plan reads every chain's head, says it and removes nothing (it was a LinkRefused traceback)
+    (tmp_path / "asz.yaml").write_text(f"storage:\n  root: {root}\n  retention:\n    after: 0d\n    require_accepted: false\n")
+    p = asz("prune", "--config", str(tmp_path / "asz.yaml"))
+    assert p.returncode == 1 and "Traceback" not in p.stderr and said in p.stderr and "nothing is pruned" in p.stderr, p
+    assert not list(root.rglob("*.sk")) and not p.stdout
     os.unlink(rounds)
     os.rename(target, rounds)
     assert asz("verify", "--root", str(root)).returncode == 0
