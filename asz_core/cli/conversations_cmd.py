@@ -215,11 +215,11 @@ def conversations(
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
     filters = make_filters(cmd, project, since, until, model, dialect, zone, r)
     _check_order(cmd, sort, limit)
-    from ..view.rows import list_conversations
+    from ..view.rows import list_conversations, rounds_links
     from .configured import config_prices
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
-    ids = list_conversations(r)
+    ids, linked = list_conversations(r), rounds_links(r)  # a chain whose rounds is a link: left out, said (review48)
     rows = sorted_rows(with_senders(r, counted_where_continued(listed_rows(cmd, r, hide, filters, ids, prices)), instance), sort)
     rows = _labelled(rows) if as_json else rows  # /api/conversations' project_label (trial 36a F4)
     matched, rows = len(rows), rows[:limit] if limit else rows
@@ -245,12 +245,21 @@ def conversations(
                             + [x for x in [_retention_line(r, rows, project)] if x])
     past = stopped_past(rows, r)  # each conflict's source looked at once, for the note and the exit
     _table(cmd, rows, shown, unread + unplaced, past)
-    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{len(rows)} of {len(ids)} conversations"  # the times' zone, named once
-               + (f" (the first {len(rows)} by {sort} of {matched} that match)" if len(rows) < matched else ""))
+    typer.echo(f"LAST ACTIVITY in {zone_name()}\n{_count_line(len(rows), len(ids), len(linked), sort, matched)}")  # the zone named once
     if lost := _retention_line(r, rows, project):
         typer.echo(lost)
     _footer(rows, note, credits_line(rows, r, zone, list(hide)), prices.config_name)
     incomplete(r, ids, cmd, stopped=stopped_ids(rows, past), shown=shown)  # sources no longer read: exit 1 (trial 46a F1)
+
+
+def _count_line(shown: int, listed: int, linked: int, sort: str, matched: int) -> str:
+    """``asz ls``'s count line: ``shown`` rows of the ``listed`` conversations and the ``linked`` ones left out, their
+    rounds folder a symbolic link (:func:`~asz_core.view.rows.rounds_links`, named below the table; review48), and with
+    --sort/--limit how many ``matched``."""
+    return (f"{shown} of {listed + linked} conversations"
+            + (f" (the first {shown} by {sort} of {matched} that match)" if shown < matched else "")
+            + (f": {linked} left out, {'its' if linked == 1 else 'their'} rounds folder a symbolic link (said below)"
+               if linked else ""))
 
 
 def stopped_past(rows: list[dict], root: Path) -> set[str]:

@@ -209,3 +209,34 @@ def test_a_chain_whose_rounds_folder_is_a_link_is_named_by_verify_never_a_traceb
     os.unlink(rounds)
     os.rename(target, rounds)
     assert asz("verify", "--root", str(root)).returncode == 0
+
+
+def test_a_conversation_whose_rounds_folder_is_a_link_is_said_by_ls_usage_and_the_page(corpus_copy, tmp_path):
+    """A chain's ``rounds`` folder that is a symbolic link is read by no reader, so that conversation is in no list
+    (review48: ``asz ls`` said ``13 of 13`` and left it out with no word). ``asz ls`` counts it in its count line and,
+    as ``asz usage`` and the page's list note do, names it with its link and the way back (verify's words above)."""
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    root = corpus_copy(tmp_path / "root")
+    every = sorted(p.name for p in (root / "_conversations").iterdir() if (p / "rounds").is_dir())
+    conv, _ = _one_conversation(root)
+    rounds = root / "_conversations" / conv / "rounds"
+    (tmp_path / "outside").mkdir()
+    target = _moved_out(rounds, tmp_path / "outside")
+    said = (f"1 conversation(s) not {{}}: its rounds folder is a symbolic link ({conv}: the rounds folder is a link to "
+            f"{target}, which was not read: asz follows no symbolic link inside a storage root; if it is the one asz "
+            f"wrote here, put it in the link's place (rm {rounds}; cp -a {target} {rounds}) and verify again)")
+
+    table = asz("ls", "--root", str(root))
+    assert table.returncode == 0, table.stdout + table.stderr
+    assert (f"\n{len(every) - 1} of {len(every)} conversations: 1 left out, its rounds folder a symbolic link "
+            "(said below)\n") in table.stdout, table.stdout
+    assert said.format("listed") in table.stdout
+    js = asz("ls", "--root", str(root), "--json")
+    assert conv not in {r["id"] for r in json.loads(js.stdout)} and f"asz ls: {said.format('listed')}" in js.stderr
+    u = asz("usage", "--root", str(root), "--json")
+    assert f"asz usage: {said.format('counted')}" in u.stderr, u.stderr
+    note = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["note"]
+    assert said.format("listed") in note, note
