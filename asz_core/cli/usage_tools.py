@@ -150,6 +150,10 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
     for h in held:
         typer.echo(f"asz usage: {shown(h['conversation'])} does not verify ({h['state']}): its tool calls are held back, "
                    "in no figure (asz verify names the problems)", err=True)
+    if not ids_given:  # a chain whose rounds folder is a link: in no figure, said as asz usage says it (review48)
+        from ..view.rows import rounds_links, rounds_links_note
+
+        [typer.echo(f"asz usage: {x}", err=True) for x in [rounds_links_note(rounds_links(storage), "counted")] if x]
     with written(out):
         if as_json or form == "json":
             sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")
