@@ -206,7 +206,18 @@ def _gap_notes(r: Path, unverified: dict[str, str], unsearched: list[dict], time
     _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
     if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
         typer.echo(f"asz search: note: {large}", err=True)
-    return notes + ([large] if large else []) + _pruned(r) + _timeless(r, timeless)
+    return notes + ([large] if large else []) + _pruned(r) + _linked(r) + _timeless(r, timeless)
+
+
+def _linked(r: Path) -> list[str]:
+    """``[N conversation(s) not searched: their rounds folder is a symbolic link (…)]``, said on stderr as a note, as
+    ``asz ls`` and ``asz usage`` say it (:func:`~asz_core.view.rows.rounds_links_note`; review48), else []."""
+    from ..view.rows import rounds_links, rounds_links_note
+
+    said = rounds_links_note(rounds_links(r), "searched")
+    if said:
+        typer.echo(f"asz search: note: {said}", err=True)
+    return [said] if said else []
 
 
 def _excluded(excluded: dict, notes: list[str]) -> str:
