@@ -18,7 +18,7 @@ from .export_write import file_to, lines_written, said_path, stream_to, to_stdou
 from .jobs import usage_error
 from ..storage.out_path import NotRegular
 from .out_named import refused
-from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
+from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, linked_said, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
 
 FORMATS = ("md", "html", "json", "prose", "text")
 #: Suffixes that name a file, not a folder: several html or json conversations' --out with one is refused.
@@ -523,6 +523,7 @@ def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide
         typer.echo(f"asz export: quiet: no conversation has a record in --since {since or '(none)'} --until "
                    f"{until or '(none)'} (of {len(list_conversations(r))} in {r}); an empty set is written to {out}, "
                    "its index and manifest saying so (asz verify --export checks it)", err=True)
+    given is None and linked_said("export", r, "exported", "note: ")  # never left out silently (review48)
     if fmt in ("html", "json") and out is None:
         raise _usage(f"several conversations as {fmt} need --out DIR")
     if fmt in ("html", "json") and out is not None and not out.is_dir() and out.suffix.lower() in FILE_SUFFIXES:

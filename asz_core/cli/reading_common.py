@@ -24,6 +24,18 @@ TZ_HELP = ("Time zone of the times shown, the days counted and the dates of --si
            "IANA zone (default: this machine's).")
 
 
+def linked_said(cmd: str, root: Path | str, left_out: str, head: str = "") -> list[str]:
+    """Say on stderr (``asz CMD: HEAD…``) the conversations of ``root`` whose rounds folder is a symbolic link, not
+    ``left_out`` (``searched``, ``counted``…: :func:`~asz_core.view.rows.rounds_links_note`; review48: readers left
+    them out with no word); the line in a list, [] when there is none."""
+    from ..view.rows import rounds_links, rounds_links_note
+
+    said = rounds_links_note(rounds_links(root), left_out)
+    if said:
+        typer.echo(f"asz {cmd}: {head}{said}", err=True)
+    return [said] if said else []
+
+
 def tz_option(*also: str):
     """The ``--tz`` option of every command that prints a local time or counts by day (one definition, one help);
     ``also``: other names it answers to (``asz usage``'s ``--timezone``, ccusage's name: trial 38b F7)."""

@@ -15,7 +15,7 @@ import orjson
 import typer
 
 from ..view.rate_words import listed_title
-from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, make_filters, model_option, no_match, project_option, settings,
+from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, linked_said, make_filters, model_option, no_match, project_option, settings,
                              tz_option, use_tz)
 from .conversation_step import open_command, open_line, opened
 from .search_index import asked, indexed_said
@@ -206,18 +206,7 @@ def _gap_notes(r: Path, unverified: dict[str, str], unsearched: list[dict], time
     _warn(notes := _notes(unverified, [g for g in unsearched if not g["problem"].startswith(TOO_LARGE_GAP)]), as_json)
     if large and as_json:  # no ! lines under JSON: said once on stderr, a note (no damage: exit 0)
         typer.echo(f"asz search: note: {large}", err=True)
-    return notes + ([large] if large else []) + _pruned(r) + _linked(r) + _timeless(r, timeless)
-
-
-def _linked(r: Path) -> list[str]:
-    """``[N conversation(s) not searched: their rounds folder is a symbolic link (…)]``, said on stderr as a note, as
-    ``asz ls`` and ``asz usage`` say it (:func:`~asz_core.view.rows.rounds_links_note`; review48), else []."""
-    from ..view.rows import rounds_links, rounds_links_note
-
-    said = rounds_links_note(rounds_links(r), "searched")
-    if said:
-        typer.echo(f"asz search: note: {said}", err=True)
-    return [said] if said else []
+    return notes + ([large] if large else []) + _pruned(r) + linked_said("search", r, "searched", "note: ") + _timeless(r, timeless)
 
 
 def _excluded(excluded: dict, notes: list[str]) -> str:

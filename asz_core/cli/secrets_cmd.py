@@ -14,7 +14,7 @@ import orjson
 import typer
 
 from ..view.rate_words import listed_title
-from .reading_common import filter_option, CONFIG_HELP, ROOT_HELP, dialect_option, make_filters, model_option, project_option, settings, tz_option, use_tz
+from .reading_common import filter_option, CONFIG_HELP, ROOT_HELP, dialect_option, linked_said, make_filters, model_option, project_option, settings, tz_option, use_tz
 from .search_cmd import kept_note, none_kept
 from .search_index import asked, indexed_said
 
@@ -74,6 +74,7 @@ def secrets(
     if note:
         typer.echo(f"asz secrets: {note}", err=True)
     kept_note("secrets", r, unjudged, filters, "listed")  # never left out silently: their project is not known (trial 25b F3)
+    linked_said("secrets", r, "scanned", "note: ")  # a chain whose rounds folder is a link: never left out silently (review48)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
 

@@ -11,7 +11,7 @@ import orjson
 import typer
 
 from ..reading.tool_use import CLASSES, count_tools, report_dict
-from .reading_common import fit_cells
+from .reading_common import fit_cells, linked_said
 
 #: The text table's figure columns after the key: header, width.
 COLUMNS = (("CALLS", 7), ("FAILED", 7), ("REFUSED", 7), ("HOOK", 6), ("TIMEOUT", 7), ("TRANSPORT", 9), ("SERVER_ERR", 10),
@@ -151,9 +151,7 @@ def tools_view(storage: Path, hide: list[str], window: tuple, given: dict, ids_g
         typer.echo(f"asz usage: {shown(h['conversation'])} does not verify ({h['state']}): its tool calls are held back, "
                    "in no figure (asz verify names the problems)", err=True)
     if not ids_given:  # a chain whose rounds folder is a link: in no figure, said as asz usage says it (review48)
-        from ..view.rows import rounds_links, rounds_links_note
-
-        [typer.echo(f"asz usage: {x}", err=True) for x in [rounds_links_note(rounds_links(storage), "counted")] if x]
+        linked_said("usage", storage, "counted")
     with written(out):
         if as_json or form == "json":
             sys.stdout.buffer.write(orjson.dumps(doc, option=orjson.OPT_INDENT_2) + b"\n")

@@ -214,7 +214,8 @@ def test_a_chain_whose_rounds_folder_is_a_link_is_named_by_verify_never_a_traceb
 def test_a_conversation_whose_rounds_folder_is_a_link_is_said_by_ls_usage_and_the_page(corpus_copy, tmp_path):
     """A chain's ``rounds`` folder that is a symbolic link is read by no reader, so that conversation is in no list
     (review48: ``asz ls`` said ``13 of 13`` and left it out with no word). ``asz ls`` counts it in its count line and,
-    as ``asz usage`` (its tools view too), ``asz search`` and the page's list note do, names it with its link and the way back (verify's words above)."""
+    as ``asz usage`` (its tools view too), ``asz search``, ``asz secrets``, a folder ``asz export`` and the page's list
+    note do, names it with its link and the way back (verify's words above)."""
     from starlette.testclient import TestClient
 
     from asz_core.view.server import ViewState, create_app
@@ -242,5 +243,9 @@ def test_a_conversation_whose_rounds_folder_is_a_link_is_said_by_ls_usage_and_th
     assert f"asz usage: {said.format('counted')}" in t.stderr and f"\n{len(every) - 1:,} conversation(s) read" in t.stdout, t
     s = asz("search", "the", "--root", str(root), "--limit", "1")
     assert f"asz search: note: {said.format('searched')}" in s.stderr, s.stderr
+    x = asz("secrets", "--root", str(root))
+    assert f"asz secrets: note: {said.format('scanned')}" in x.stderr, x.stderr
+    e = asz("export", "--root", str(root), "--until", "2000-01-01", "--out", str(tmp_path / "out"))
+    assert f"asz export: note: {said.format('exported')}" in e.stderr, e.stderr
     note = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["note"]
     assert said.format("listed") in note, note
