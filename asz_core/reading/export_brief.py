@@ -32,7 +32,7 @@ from .export_refusals import tool_mark
 from .export_steps import media_line, steps
 from .termtext import md_line, md_visible
 
-__all__ = ["KINDS", "left_out_line", "to_brief"]
+__all__ = ["KINDS", "SIZES_RENDER", "left_out_line", "to_brief"]
 
 #: What the brief form leaves out, in the order its lines name them.
 KINDS = ("tool results", "tool inputs", "injected context texts", "compaction summaries", "runtime records",
@@ -40,6 +40,10 @@ KINDS = ("tool results", "tool inputs", "injected context texts", "compaction su
 #: The step kinds drawn as their label alone (their record left out, counted as a runtime record).
 _LABELLED = frozenset({"epoch.boundary", "control.notice", "runtime.notification", "error.api", "control.interrupt",
                        "control.permission", "control.command", "message.synthetic"})
+
+
+#: The render from which a result retention took is said by its original size (:func:`_result_size`).
+SIZES_RENDER = 43
 
 
 def _size(text: str) -> int:
@@ -79,6 +83,18 @@ def _gist(st: dict, dialect: str, mask) -> str:
     return shown
 
 
+def _result_size(st: dict) -> int:
+    """A tool result's size in bytes: the original's the skeleton keeps (``result_bytes``) when retention took its
+    text, from render 43 (:data:`SIZES_RENDER`; fix48l: render 42 and before said the marker's, 33 bytes for a
+    103-byte result), else the drawn text's."""
+    from .export_render import drawn
+
+    n = st.get("result_bytes")
+    if st.get("result_state") == "removed" and isinstance(n, int) and not isinstance(n, bool) and drawn() >= SIZES_RENDER:
+        return n
+    return _size(st["result"])
+
+
 def _tool_line(st: dict, dialect: str, left: LeftOut, mask) -> str:
     """One tool call's line: ``- Tool **Bash** `ls -la` · failed · result 1,234 bytes left out``."""
     gist = _gist(st, dialect, mask)
@@ -93,9 +109,9 @@ def _tool_line(st: dict, dialect: str, left: LeftOut, mask) -> str:
         left.add("tool results", st["report"].get("rest") or "")
     elif st.get("result_withheld"):
         bits.append(f"result withheld ({st['result_withheld']:,} bytes)")
-    elif st.get("result"):
-        bits.append(f"result {_size(st['result']):,} bytes left out")
-        left.add("tool results", st["result"])
+    elif st.get("result") and (n := _result_size(st)):  # a result of no bytes retention took: none, as before it
+        bits.append(f"result {n:,} bytes left out")
+        left.add("tool results", n)
     else:
         bits.append("no result")
     return " · ".join(bits)

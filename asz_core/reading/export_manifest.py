@@ -402,8 +402,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
         said.append(f"every text outside the masks is the landed one (made again from the root, byte for byte), "
                     f"and each of the {len(entries)} mask(s) stands over a credential of its form")
     else:
-        gone_lines, spans, wrong = _retention_differences(copy, again, entries, pruned,
-                                                          (body.get("made") or {}).get("format"))
+        made = body.get("made") or {}
+        gone_lines, spans, wrong = _retention_differences(copy, again, entries, pruned, made.get("format"), bool(made.get("brief")))
         problems += wrong
         if gone_lines:
             said.append(f"not checkable: removed by retention: {len(gone_lines):,} line(s) of the copy ({lines_said(gone_lines)}) "
@@ -486,7 +486,7 @@ def _root_masks(entries: list[dict], spans, pruned: set) -> tuple[dict, tuple, l
 
 
 def _retention_differences(copy: bytes, again: bytes, entries: list[dict], pruned: set,
-                           fmt: Optional[str]) -> tuple[set[int], Optional[list], list[str]]:
+                           fmt: Optional[str], brief: bool = False) -> tuple[set[int], Optional[list], list[str]]:
     """The copy against the copy made again from a root (``again``) that differs from it: ``(not checkable lines
     (from 1), spans, problems)``. Of a conversation retention pruned, a line whose landed text retention took is
     not checkable (:mod:`~asz_core.reading.export_retention`): ``--audit``'s lines key by key, the text form's blocks
@@ -510,7 +510,9 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
         if spans is not None:
             return gone | span_lines(copy, again, spans), spans, []
         if fmt == "md":
-            more, laid = removed_blocks(copy, again)
+            from .export_brief_laid import brief_laid
+
+            more, laid = removed_blocks(copy, again, brief_laid if brief else None)  # the brief form's lines too (fix48l)
             gone |= more
         else:  # html: element by element, each said at its line of the copy
             (cut, at), (again_cut, _) = html_lines(copy), html_lines(again)

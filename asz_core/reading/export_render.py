@@ -260,6 +260,9 @@ could hide behind it).
   (trial 48c F5; :data:`SEPARATORS_RENDER`, :func:`~asz_core.reading.prose_text.quoted`). md keeps them raw (it
   quotes nothing, so no line there is said to be asz's own by its start) and html draws them as text. A copy of
   render 41 or before is made again as it was drawn.
+- render 43: the brief md says a tool result retention took by the size its skeleton keeps (``result 103 bytes left
+  out``, and its talk's and header's left-out figures so), where render 42 said the marker's (``33 bytes``; fix48l;
+  :data:`~asz_core.reading.export_brief.SIZES_RENDER`). A copy of render 42 or before is made again as it was drawn.
 
 Two changes took no number, so a manifest alone cannot tell which drawing made its copy (:func:`drawings`):
 
@@ -289,7 +292,7 @@ import orjson
 __all__ = ["RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "SEPARATORS_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 42
+RENDER = 43
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 

@@ -311,7 +311,7 @@ def _small(line: bytes) -> bool:
     return m is not None and int(m.group(1)) <= BLANK_MAX
 
 
-def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
+def removed_blocks(copy: bytes, again: bytes, lay=None) -> tuple[set[int], bytes]:
     """When the whole copy cannot be laid over the root's (:func:`retention_spans`: an md or html header or a talk's
     heading read from a text retention took, or a text changed), the runs of lines between the lines both hold once
     (:func:`_anchors`, a step heading's label read from its text left out: :func:`_label`), each laid alone: the
@@ -322,7 +322,7 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
     label, read from the prompt, is not the root's, or a line the copy's is laid over by :func:`retention_spans` (a
     LangGraph trace whose talks start in the same second: no time line is held once to anchor on); a step
     heading whose label alone differs; a step of blank text the copy does not draw (:func:`_blank_steps`); and
-    ``again`` with those runs the copy's, so that what still differs is named where it stands in the copy."""
+    ``again`` with those runs the copy's, so that what still differs is named where it stands; ``lay`` (given) alone lays a run."""
     mine, theirs = copy.split(b"\n"), _blank_steps(again.split(b"\n"), copy)
     nm, nt = [_label(x) for x in mine], [_label(x) for x in theirs]
     lines, laid = set(), []
@@ -333,11 +333,10 @@ def removed_blocks(copy: bytes, again: bytes) -> tuple[set[int], bytes]:
         if root == mine_run:
             laid += mine[j0 + 1:j1]
             lines |= {j + 1 for j in range(j0 + 1, j1) if mine[j] != theirs[i0 + 1 + j - j0 - 1]}
-        elif all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(root, mine_run) or _kept_beside(root, mine_run) \
-                or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None or (
-                len(root) == len(mine_run) and all(x == y or (h and g and h.group(1) == g.group(1))
-                                                   or retention_spans(y, x) is not None
-                                                   for (x, y), (h, g) in zip(zip(root, mine_run), heads))):
+        elif lay(root, mine_run) if lay is not None else (all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(
+                root, mine_run) or _kept_beside(root, mine_run) or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None
+                or (len(root) == len(mine_run) and all(x == y or (h and g and h.group(1) == g.group(1)) or retention_spans(y, x)
+                                                       is not None for (x, y), (h, g) in zip(zip(root, mine_run), heads)))):
             lines |= set(range(j0 + 2, j1 + 1))
             laid += mine[j0 + 1:j1]
         else:

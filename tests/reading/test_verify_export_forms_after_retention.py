@@ -21,6 +21,7 @@ from reading_helpers import asz, collected_project
 from asz_core.reading.export_manifest import line_digests
 
 PROJECT = "-Users-alex-workspace-coderabbit-review-helper"
+CHECKS = "the copy checks against the root but for what retention removed (not checkable, above)"
 SID = "cb2e607c-c758-415a-8b45-c49e4631906a"
 FORMS = {"text": ["--format", "text"], "md": ["--format", "md", "--redact"], "html": ["--format", "html", "--redact"],
          "json": ["--format", "json", "--redact"]}
@@ -37,6 +38,8 @@ def pruned(corpus_source, tmp_path_factory):
         asz("export", SID[:8], *args, "--out", str(copies[form]), "--root", str(root))
         before = asz("verify", "--export", str(copies[form]), "--root", str(root), check=False)
         assert before.returncode == 0 and "not checkable" not in before.stdout, before.stdout
+    copies["brief"] = base / "cb.brief.md"  # the brief md (fix48l), not in FORMS: the corpus-wide tests stay as they were
+    asz("export", SID[:8], "--format", "md", "--brief", "--out", str(copies["brief"]), "--root", str(root))
     (base / "asz.yaml").write_text('storage: {retention: {after: "0", require_accepted: false}}\n')
     asz("prune", "--root", str(root), "--config", str(base / "asz.yaml"))
     assert not list(root.glob(f"{SID}/streams/*/*.sd")) and list(root.glob(f"{SID}/streams/*/*.sk"))
@@ -109,3 +112,40 @@ def test_a_json_copy_with_an_image_made_before_retention_checks(corpus_source, t
     p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
     assert p.returncode == 0, p.stdout[-3000:]
     assert p.stdout.splitlines()[-1] == "the copy checks against the root but for what retention removed (not checkable, above)"
+
+
+def _exit_plan_results(corpus_source) -> list[int]:
+    """The UTF-8 sizes of the results of the source's ``ExitPlanMode`` calls, in order (read from the JSONL)."""
+    names, out = {}, []
+    for line in (corpus_source / PROJECT / f"{SID}.jsonl").read_text().splitlines():
+        for b in (json.loads(line).get("message") or {}).get("content") or ():
+            if isinstance(b, dict) and b.get("type") == "tool_use":
+                names[b["id"]] = b["name"]
+            elif isinstance(b, dict) and b.get("type") == "tool_result" and names.get(b["tool_use_id"]) == "ExitPlanMode":
+                c = b["content"]
+                out.append(len((c if isinstance(c, str) else "".join(x.get("text", "") for x in c)).encode()))
+    return out
+
+
+def test_a_brief_copy_made_before_retention_checks_and_says_the_kept_sizes(pruned, corpus_source, tmp_path):
+    """fix48l (fix48a's finding): a ``--brief`` md copy made before ``asz prune`` said 11 problems against the pruned
+    root, from a ``## Talk 4: Subagent`` line on (its left-out figures, talk headings, "Asked" prompts, a report's
+    line, read from texts that went); now it checks but for what retention removed, exit 0, and a value the skeletons
+    keep changed in it (the model's name, a tool's name) is a problem, exit 1. The brief form of the pruned root says
+    each ``ExitPlanMode`` result by the size the skeleton keeps (render 43; render 42 said the marker's, 33 and 242
+    bytes), as the copy made before did: the sizes of the source's results (308, the refusal, and 103)."""
+    root, copies = pruned
+    p = asz("verify", "--export", str(copies["brief"]), "--root", str(root), check=False)
+    assert p.returncode == 0 and p.stdout.splitlines()[-1] == CHECKS, p.stdout[-3000:]
+    data = copies["brief"].read_bytes()
+    for old, new in ((_model(corpus_source), _model(corpus_source) + "-x"), ("- Tool **ExitPlanMode**", "- Tool **ExitPlanModeX**")):
+        assert old.encode() in data
+        copy = _forge(copies["brief"], data.replace(old.encode(), new.encode(), 1), tmp_path / f"forged{len(new)}.md")
+        p = asz("verify", "--export", str(copy), "--root", str(root), check=False)
+        assert p.returncode == 1 and "problem(s)" in p.stdout.splitlines()[-1], (old, p.stdout[-3000:])
+    sizes = _exit_plan_results(corpus_source)
+    assert sizes == [308, 103]
+    now = asz("export", SID[:8], "--format", "md", "--brief", "--root", str(root)).stdout
+    said = [x.rsplit(" · result ", 1)[1] for x in now.splitlines() if x.startswith("- Tool **ExitPlanMode**")]
+    assert said == [f"{n:,} bytes left out" for n in sizes]
+    assert [x.rsplit(" · result ", 1)[1] for x in data.decode().splitlines() if x.startswith("- Tool **ExitPlanMode**")] == said
