@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 
 from ..view.step_words import NOTICE_LABELS
-from .export_retention import MARKER, REMOVED_MARK, _TALK, _said_gone, _small, retention_spans
+from .export_retention import MARKER, REMOVED_MARK, TALK_HEADING, blank_marker, retention_spans, said_gone
 
 __all__ = ["brief_laid"]
 
@@ -58,7 +58,7 @@ def _same(x: bytes, y: bytes) -> bool:
     """Whether the copy's line ``y`` stands for the root's line ``x`` (see the module's words)."""
     if x == y:
         return True
-    for rx, ry in ((_TALK, _TALK), (_LEFT, _LEFT), (_RESULT, _REPORT), (_SIZED, _RESULT), (_SIZED, _NONE)):
+    for rx, ry in ((TALK_HEADING, TALK_HEADING), (_LEFT, _LEFT), (_RESULT, _REPORT), (_SIZED, _RESULT), (_SIZED, _NONE)):
         h, g = rx.fullmatch(x), ry.fullmatch(y)
         if h and g:
             return h.group(1) == g.group(1) or (MARKER.search(h.group(1)) is not None
@@ -72,7 +72,7 @@ def _same(x: bytes, y: bytes) -> bool:
 def _blank_head(root: list[bytes], i: int) -> bool:
     """Whether the root's line ``i`` heads a step whose only text is a marker of a blank text (at most
     :data:`~.export_retention.BLANK_MAX` bytes), which the copy's reader drew nothing for (``**Assistant** · TS``)."""
-    return _HEAD.fullmatch(root[i]) is not None and root[i + 1:i + 2] == [b""] and i + 2 < len(root) and _small(root[i + 2])
+    return _HEAD.fullmatch(root[i]) is not None and root[i + 1:i + 2] == [b""] and i + 2 < len(root) and blank_marker(root[i + 2])
 
 
 def brief_laid(root: list[bytes], mine: list[bytes]) -> bool:
@@ -90,6 +90,6 @@ def brief_laid(root: list[bytes], mine: list[bytes]) -> bool:
             todo.append((i + 1, j + 1, MARKER.search(root[i]) is not None))
         if j < len(mine) and (_ASKED.fullmatch(mine[j]) or more and not _OWN.match(mine[j]) or _TALK_LEFT.fullmatch(mine[j])):
             todo.append((i, j + 1, True))
-        if i < len(root) and (_said_gone(root[i]) and not _OWN.match(root[i]) or _blank_head(root, i)):
+        if i < len(root) and (said_gone(root[i]) and not _OWN.match(root[i]) or _blank_head(root, i)):
             todo.append((i + 1, j, more or REMOVED_MARK.encode() in root[i]))
     return False

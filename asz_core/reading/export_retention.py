@@ -17,8 +17,8 @@ import orjson
 from ..view.step_words import NOTICE_LABELS
 from .prose_audit import REASON_GONE
 
-__all__ = ["MARKER", "REMOVED_MARK", "HEADER_KEPT", "TRIES", "in_copy", "lines_said", "removed_blocks", "removed_lines",
-           "retention_spans", "skeleton_of", "span_lines", "text_removed"]
+__all__ = ["MARKER", "REMOVED_MARK", "HEADER_KEPT", "TALK_HEADING", "TRIES", "blank_marker", "in_copy", "lines_said", "removed_blocks", "removed_lines",
+           "retention_spans", "said_gone", "skeleton_of", "span_lines", "text_removed"]
 
 
 #: What a reader writes where retention took a landed text (asz_core.reading.export_steps.part_marker, the title).
@@ -185,10 +185,10 @@ def in_copy(offset: int, spans: list[tuple[int, int, int, int]]) -> int:
 
 #: A talk's heading in md and html (asz_core.reading.export.talk_heading): its label is read from the talk's prompt,
 #: which retention takes (the heading then names the talk or stream by its id).
-_TALK = re.compile(rb"(.*?\bTalk \d+: (?:<bdi>)?(?:Subagent: )?)(.*)")
+TALK_HEADING = re.compile(rb"(.*?\bTalk \d+: (?:<bdi>)?(?:Subagent: )?)(.*)")
 
 
-def _said_gone(line: bytes) -> bool:
+def said_gone(line: bytes) -> bool:
     """Whether a line of the copy made again from a pruned root holds nothing the copy's run could be held to: it
     says :data:`REMOVED_MARK` (a marker, the removal note, a project removed), or it is blank or markup alone (a
     fence, ```` ```json ````, html tags) around a text retention took."""
@@ -197,11 +197,11 @@ def _said_gone(line: bytes) -> bool:
 
 
 def _kept_beside(root: list[bytes], mine: list[bytes]) -> bool:
-    """Whether a run of the root's lines holds a text retention took and, beside what :func:`_said_gone` says of
+    """Whether a run of the root's lines holds a text retention took and, beside what :func:`said_gone` says of
     it, only lines the copy's run holds too: a text the skeleton keeps whole (the runtime's fixed wording, an
     answer to a refused call: trial 47a F1) drawn in both, between the inputs whose text went."""
     held = set(mine)
-    return any(REMOVED_MARK.encode() in x for x in root) and all(_said_gone(x) or _TALK.fullmatch(x) or x in held
+    return any(REMOVED_MARK.encode() in x for x in root) and all(said_gone(x) or TALK_HEADING.fullmatch(x) or x in held
                                                                  for x in root)
 
 
@@ -236,8 +236,8 @@ def _within(root: list[bytes], mine: list[bytes]) -> bool:
     holds more only where the root can no longer render what retention took (an "Asked" prompt)."""
     it = iter(mine)
     for x in root:
-        h = _TALK.fullmatch(x)
-        if not any(y == x or (h and (g := _TALK.fullmatch(y)) and g.group(1) == h.group(1)) for y in it):
+        h = TALK_HEADING.fullmatch(x)
+        if not any(y == x or (h and (g := TALK_HEADING.fullmatch(y)) and g.group(1) == h.group(1)) for y in it):
             return False
     return True
 
@@ -293,11 +293,11 @@ def _blank_steps(theirs: list[bytes], copy: bytes) -> list[bytes]:
     while n < len(theirs):
         md, html = _STEP_MD.fullmatch(theirs[n]), _STEP_HTML.fullmatch(theirs[n])
         if md and n and not theirs[n - 1] and theirs[n + 1:n + 2] == [b""] and n + 2 < len(theirs) \
-                and _small(theirs[n + 2]) and md.group(1) not in copy:
+                and blank_marker(theirs[n + 2]) and md.group(1) not in copy:
             out.pop()
             n += 3
             continue
-        if html and n + 5 < len(theirs) and theirs[n + 3] == b"</div>" and _small(theirs[n + 4]) \
+        if html and n + 5 < len(theirs) and theirs[n + 3] == b"</div>" and blank_marker(theirs[n + 4]) \
                 and theirs[n + 5] == b"</div>" and html.group(1) not in copy:
             n += 6
             continue
@@ -306,7 +306,8 @@ def _blank_steps(theirs: list[bytes], copy: bytes) -> list[bytes]:
     return out
 
 
-def _small(line: bytes) -> bool:
+def blank_marker(line: bytes) -> bool:
+    """Whether ``line`` is the marker of a blank text retention took (at most :data:`BLANK_MAX` bytes)."""
     m = _SMALL.fullmatch(line)
     return m is not None and int(m.group(1)) <= BLANK_MAX
 
@@ -316,7 +317,7 @@ def removed_blocks(copy: bytes, again: bytes, lay=None) -> tuple[set[int], bytes
     heading read from a text retention took, or a text changed), the runs of lines between the lines both hold once
     (:func:`_anchors`, a step heading's label read from its text left out: :func:`_label`), each laid alone: the
     copy's lines (from 1) of the runs that differ only where retention took the text: the root's run holds nothing
-    else (:func:`_said_gone`: the copy's showing what the root can no longer render, an "Asked" prompt, a tool's
+    else (:func:`said_gone`: the copy's showing what the root can no longer render, an "Asked" prompt, a tool's
     input), or each of its lines stands in the copy's in order (:func:`_within`), or the copy's is laid over it by
     :func:`retention_spans`, or it is as long as the copy's and each of its lines is the copy's, a talk heading whose
     label, read from the prompt, is not the root's, or a line the copy's is laid over by :func:`retention_spans` (a
@@ -329,11 +330,11 @@ def removed_blocks(copy: bytes, again: bytes, lay=None) -> tuple[set[int], bytes
     edges = [(-1, -1)] + _anchors(nt, nm) + [(len(theirs), len(mine))]
     for (i0, j0), (i1, j1) in zip(edges, edges[1:]):
         root, mine_run = nt[i0 + 1:i1], nm[j0 + 1:j1]
-        heads = [(_TALK.fullmatch(x), _TALK.fullmatch(y)) for x, y in zip(root, mine_run)]
+        heads = [(TALK_HEADING.fullmatch(x), TALK_HEADING.fullmatch(y)) for x, y in zip(root, mine_run)]
         if root == mine_run:
             laid += mine[j0 + 1:j1]
             lines |= {j + 1 for j in range(j0 + 1, j1) if mine[j] != theirs[i0 + 1 + j - j0 - 1]}
-        elif lay(root, mine_run) if lay is not None else (all(_said_gone(x) or _TALK.fullmatch(x) for x in root) or _within(
+        elif lay(root, mine_run) if lay is not None else (all(said_gone(x) or TALK_HEADING.fullmatch(x) for x in root) or _within(
                 root, mine_run) or _kept_beside(root, mine_run) or retention_spans(b"\n".join(mine_run), b"\n".join(root)) is not None
                 or (len(root) == len(mine_run) and all(x == y or (h and g and h.group(1) == g.group(1)) or retention_spans(y, x)
                                                        is not None for (x, y), (h, g) in zip(zip(root, mine_run), heads)))):
