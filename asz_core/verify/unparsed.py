@@ -208,7 +208,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
         unread = " ".join(x for x in (unread, f"{len(short)} refused file(s) hold records this root lacks: "
                                               + "; ".join(short_line(d) for d in short[:3])
                                               + (f"; and {len(short) - 3} more" if len(short) > 3 else "")) if x)
-    from ..view.rows import rounds_links, rounds_links_note
+    from ..flow.listed import rounds_links, rounds_links_note
 
     linked = rounds_links_note(rounds_links(root), left_out)  # a chain whose rounds is a link: in no list (review48)
     unread = " ".join(x for x in (unread, *twice_notes(root), linked) if x)

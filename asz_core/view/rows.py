@@ -35,15 +35,14 @@ and ``held_back`` follows for a conversation that does not verify.
 from __future__ import annotations
 
 import os
-import stat
-from pathlib import Path
 from typing import Any, NamedTuple
 
 import orjson
 
 from ..sessiondata.times import parse_instant
 from ..storage.filekey import stat_key
-from ..storage.layout import CONVERSATIONS, ROUNDS, rounds_dir
+from ..flow.listed import LINKS_NAMED, list_conversations, rounds_links, rounds_links_note  # noqa: F401  (public here too)
+from ..storage.layout import rounds_dir
 
 __all__ = ["ROW_KEYS", "SUMMARY_KEYS", "Head", "calls_unread", "counted_keys", "recorded_keys", "usage_unrecorded", "header_ms", "newest_round", "read_head", "head_session", "header_row", "document_row", "inside_word", "REMOVED"]
 
@@ -80,65 +79,6 @@ def header_ms(value: Any) -> int | None:
         return None
     ns = parse_instant(value)
     return 0 if ns is None else ns // 1_000_000
-
-
-def list_conversations(root: str | os.PathLike) -> list[str]:
-    """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted (also
-    ``asz_core.view.document.list_conversations``); those of sessions ``asz erase`` erased are left out, and those
-    whose chain folder or rounds is a symbolic link (nolink.py; the second: :func:`rounds_links`)."""
-    return _chains(root)[0]
-
-
-def rounds_links(root: str | os.PathLike) -> list[str]:
-    """The paths of the ``rounds`` folders of chains under ``<root>/_conversations`` that are symbolic links, sorted by
-    conversation id: :func:`list_conversations` lists none of them (asz follows no link inside a root), so ``asz ls``,
-    ``asz usage`` and the page say each instead (:func:`rounds_links_note`; review48: ``asz ls`` left one out with no
-    word). A chain folder that is itself a link, or an erased one, is not among them (``chain_links`` names the first)."""
-    return _chains(root)[1]
-
-
-def _chains(root: str | os.PathLike) -> tuple[list[str], list[str]]:
-    """``(ids listed, rounds links)`` of :func:`list_conversations` and :func:`rounds_links`: one ``scandir`` of
-    ``_conversations`` and one ``lstat`` a chain folder."""
-    from ..storage.erased_list import erased_names
-
-    d = Path(root) / CONVERSATIONS
-    if not d.is_dir() or d.is_symlink():
-        return [], []
-    gone = erased_names(root)
-    out, links = [], []
-    with os.scandir(d) as entries:  # a chain folder or its rounds that is a symbolic link is none (nolink.py)
-        for e in entries:
-            if e.is_dir(follow_symlinks=False) and e.name not in gone:
-                path = os.path.join(e.path, ROUNDS)
-                try:
-                    mode = os.lstat(path).st_mode
-                except OSError:
-                    continue
-                if stat.S_ISDIR(mode):
-                    out.append(e.name)
-                elif stat.S_ISLNK(mode):
-                    links.append(path)
-    return sorted(out), sorted(links)
-
-
-#: How many conversations :func:`rounds_links_note` names with their link and the way back.
-LINKS_NAMED = 3
-
-
-def rounds_links_note(links: list[str], left_out: str = "listed") -> str:
-    """The line saying the conversations of :func:`rounds_links` are not ``left_out`` (``listed``, ``counted``): each
-    (the first :data:`LINKS_NAMED`) by its id, its link's target and the way back
-    (:func:`~asz_core.sessiondata.nolink.link_said`, ``asz verify``'s ``chain`` problem's words); '' when none."""
-    from ..sessiondata.nolink import link_said
-
-    if not links:
-        return ""
-    n = len(links)
-    said = "; ".join(f"{os.path.basename(os.path.dirname(p))}: {link_said(p, 'the rounds folder')}" for p in links[:LINKS_NAMED])
-    more = f"; and {n - LINKS_NAMED} more (asz verify names each)" if n > LINKS_NAMED else ""
-    return (f"{n} conversation(s) not {left_out}: {'its' if n == 1 else 'their'} rounds folder is a symbolic link "
-            f"({said}{more})")
 
 
 def newest_round(root: str | os.PathLike, conversation: str) -> tuple[int, str, tuple] | None:
