@@ -133,13 +133,9 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     if (doc.get("head") or {}).get("round") != upto:
         with as_of(row["id"], upto):
             doc = pinned(pins, row["id"], lambda: docs(root, row["id"], hide))
-    from ..reading.export_render import COUNTED_IN_RENDER, COUNTED_LATER_RENDER
-    from ..view.counted_in import summary_counted_in
+    from ..reading.export_later import counted_as_drawn
 
-    s = doc.get("summary") or {}  # a copy counted where it continues reads 0 from render 33 (trial 46a F5), one whose
-    drawn = _render(body)  # calls go on in a later session from render 41 (trial 48a F4)
-    return figures_checked(index, row, summary_counted_in(root, s, drawn >= COUNTED_LATER_RENDER) if drawn >= COUNTED_IN_RENDER
-                           else s, table)
+    return figures_checked(index, row, counted_as_drawn(root, doc.get("summary") or {}, _render(body)), table)
 
 
 def _render(body: dict) -> int:

@@ -41,7 +41,7 @@ from ..view.titles import dialect_of
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
-from .export_render import ARCHIVE_RENDER, COUNTED_IN_RENDER, COUNTED_LATER_RENDER, CUT_SAID_RENDER, LINKS_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
+from .export_render import ARCHIVE_RENDER, CUT_SAID_RENDER, LINKS_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
 from ..view.zone import local_text, zone_name
@@ -327,10 +327,10 @@ def _figures(s: dict, root: str | os.PathLike) -> list[str]:
     (:func:`~asz_core.view.counted_in.summary_counted_in`; trial 46a F5). From render 35 the last line says a
     conversation landed without some of its text as ``asz conversation`` says it (``landed without its text: 1 part
     too large to land (3,000,000 bytes as written)``: :func:`~asz_core.reading.listing.cut_text`; trial 47c F1)."""
-    from ..view.counted_in import summary_counted_in
+    from .export_later import counted_as_drawn
     from .listing import cut_text, usage_lines
 
-    s = summary_counted_in(root, s, drawn() >= COUNTED_LATER_RENDER) if drawn() >= COUNTED_IN_RENDER else s
+    s = counted_as_drawn(root, s, drawn())
     cut = [said] if drawn() >= CUT_SAID_RENDER and (said := cut_text(s.get("cut"))) else []
     try:
         lines = usage_lines(s)

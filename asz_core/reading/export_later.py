@@ -190,3 +190,14 @@ def key_differences(copy: bytes, again: bytes, most: int = 10) -> list[str]:
 
     walk(a, b, "")
     return out[:most] + ([f"… and {len(out) - most} more key(s)"] if len(out) > most else [])
+
+
+def counted_as_drawn(root, s: dict, render: int) -> dict:
+    """``s`` (a conversation's summary) with its figures where a copy of render ``render`` says they are counted: from
+    render 33 a copy counted in the conversation it continues (in ``root``) reads 0 (trial 46a F5), from render 41 one
+    whose calls go on in a later session too (trial 48a F4); ``s`` as it is before render 33. The one rule of a copy's
+    head (:mod:`asz_core.reading.export`) and of its check (``asz verify --export``)."""
+    from ..view.counted_in import summary_counted_in
+    from .export_render import COUNTED_IN_RENDER, COUNTED_LATER_RENDER
+
+    return summary_counted_in(root, s, render >= COUNTED_LATER_RENDER) if render >= COUNTED_IN_RENDER else s
