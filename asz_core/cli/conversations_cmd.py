@@ -215,11 +215,11 @@ def conversations(
     zone, (r, hide) = use_tz(cmd, tz), settings(cmd, root, config)
     filters = make_filters(cmd, project, since, until, model, dialect, zone, r)
     _check_order(cmd, sort, limit)
-    from ..view.rows import list_conversations, rounds_links
+    from ..flow.listed import listed_and_links
     from .configured import config_prices
 
     prices = config_prices(config, f"asz {cmd}")  # asz.yaml's prices replace or extend the table (issue 17)
-    ids, linked = list_conversations(r), rounds_links(r)  # a chain whose rounds is a link: left out, said (review48)
+    ids, linked = listed_and_links(r)  # one scan; a chain whose rounds is a link: left out, said (review48)
     rows = sorted_rows(with_senders(r, counted_where_continued(listed_rows(cmd, r, hide, filters, ids, prices)), instance), sort)
     rows = _labelled(rows) if as_json else rows  # /api/conversations' project_label (trial 36a F4)
     matched, rows = len(rows), rows[:limit] if limit else rows

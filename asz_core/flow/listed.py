@@ -15,7 +15,7 @@ def list_conversations(root: str | os.PathLike) -> list[str]:
     """Conversation ids with a rounds directory under ``<root>/_conversations``, sorted (also
     ``asz_core.view.document.list_conversations``); those of sessions ``asz erase`` erased are left out, and those
     whose chain folder or rounds is a symbolic link (nolink.py; the second: :func:`rounds_links`)."""
-    return _chains(root)[0]
+    return listed_and_links(root)[0]
 
 
 def rounds_links(root: str | os.PathLike) -> list[str]:
@@ -23,10 +23,10 @@ def rounds_links(root: str | os.PathLike) -> list[str]:
     conversation id: :func:`list_conversations` lists none of them (asz follows no link inside a root), so ``asz ls``,
     ``asz usage`` and the page say each instead (:func:`rounds_links_note`; review48: ``asz ls`` left one out with no
     word). A chain folder that is itself a link, or an erased one, is not among them (``chain_links`` names the first)."""
-    return _chains(root)[1]
+    return listed_and_links(root)[1]
 
 
-def _chains(root: str | os.PathLike) -> tuple[list[str], list[str]]:
+def listed_and_links(root: str | os.PathLike) -> tuple[list[str], list[str]]:
     """``(ids listed, rounds links)`` of :func:`list_conversations` and :func:`rounds_links`: one ``scandir`` of
     ``_conversations`` and one ``lstat`` a chain folder."""
     from ..storage.erased_list import erased_names
