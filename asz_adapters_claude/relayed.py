@@ -24,8 +24,9 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     """The sub-agent reply a landed ``progress`` record of Claude Code copies (:mod:`asz_adapters_claude.relayed`):
     ``{"call", "request", "agent", "model", "usage"}`` (``call`` the reply's ``message.id``, ``request`` its
     ``requestId`` or '', ``agent`` ``data.agentId`` or '', ``model`` ``message.model`` or '', ``usage`` Session Data's
-    four counts, ``cache_write_1h`` when not zero, or None when it carries none); None for any other record, a reply
-    with no message id, and the runtime's own ``<synthetic>`` notice (no request was sent). Never raises."""
+    usage object, each count not zero as a record line has it (:func:`asz_core.sessiondata.codec.usage_object`), or
+    None when it carries none); None for any other record, a reply with no message id, and the runtime's own
+    ``<synthetic>`` notice (no request was sent). Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
     if not isinstance(data, dict) or data.get("type") != "agent_progress":
@@ -39,9 +40,10 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     call, model = msg.get("id"), msg.get("model")
     if not isinstance(call, str) or not call or model == "<synthetic>":
         return None
+    from asz_core.sessiondata.codec import usage_object  # here: loading the adapter loads no codec (asz view's start)
+
     u = usage_of(msg)
-    usage = None if u is None else {"in": u.in_, "out": u.out, "cache_read": u.cache_read, "cache_write": u.cache_write,
-                                    **({"cache_write_1h": u.cache_write_1h} if u.cache_write_1h else {})}
+    usage = None if u is None else usage_object(u)
     request, agent = copied.get("requestId"), data.get("agentId")
     return {"call": call, "request": request if isinstance(request, str) else "",
             "agent": agent if isinstance(agent, str) else "", "model": model if isinstance(model, str) else "",

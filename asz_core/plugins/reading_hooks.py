@@ -116,9 +116,9 @@ class ReadingHooks:
         """The model calls of another stream that the records of one landed transcript file of ``dialect`` copy in
         the runtime's bookkeeping (Claude Code 2.1.x: a sub-agent's replies, written into its parent's transcript as
         ``progress`` records; trial 48a F1), as ``[(row, {"call", "request", "agent", "model", "usage"})]`` (row from
-        1; ``usage`` four counts or None). Such a record lands whole as one data part and names no call, so no figure
-        counts it: the readers say the copied calls whose own records did not land (docs/ccusage.md). ``records`` as
-        for :meth:`label_target`, the file's in row order. Default None (none); must not raise (taken as None)."""
+        1; ``usage`` a record's usage object or None). Such a record lands whole as one data part naming no call, so
+        no figure counts it: the readers say the copied calls whose own records did not land (docs/ccusage.md).
+        ``records`` as for :meth:`label_target`, in row order. Default None (none); must not raise (taken as None)."""
         return None
 
     def rates_stated(self, dialect: str, adapter: str) -> bool | None:

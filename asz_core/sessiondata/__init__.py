@@ -10,7 +10,7 @@ from __future__ import annotations
 from ..lazyload import lazy_getattr
 
 _LAZY = {
-    **dict.fromkeys(("FieldError", "decode_header", "decode_record", "encode_header", "encode_record", "encode_value"), "codec"),
+    **dict.fromkeys(("FieldError", "decode_header", "decode_record", "encode_header", "encode_record", "encode_value", "usage_object"), "codec"),
     **dict.fromkeys(("RawJSON", "array_elements", "compact", "member_source", "object_members", "value_span"), "jsonbytes"),
     **dict.fromkeys(("FILE_KINDS", "FLAGS", "KIND_PREFIX", "PART_KINDS", "STATES", "WITHHOLDABLE", "Closing", "Dropped", "Header",
                      "Part", "Record", "Usage", "source_sha", "unknown_part", "MEMBER_PART", "member_part", "is_member_part", "COMPANION_WHAT", "companion_file_name",

@@ -30,6 +30,7 @@ __all__ = [
     "FieldError",
     "raw_fragment",
     "dropped_dicts",
+    "usage_object",
     "encode_header",
     "encode_record",
     "encode_record_py",
@@ -121,6 +122,14 @@ def dropped_dicts(dropped) -> list[dict]:
     return [{"what": x.what, "bytes": x.bytes, **({"why": x.why} if x.why else {})} for x in dropped]
 
 
+def usage_object(u: Usage) -> dict:
+    """A record's ``usage`` object (origin-digest §3.3): each count of ``u`` that is not zero, by its Session Data
+    name, in key order (``{}`` when every count is zero). The one spelling of it: a record line's, and an adapter's
+    for usage it reads but does not land (Claude Code's sub-agent replies copied into progress records)."""
+    return {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write),
+                              ("cache_write_1h", u.cache_write_1h)) if v}
+
+
 def _record_dict(r: Record) -> dict:
     # Spelled out field by field in origin-digest §3.3 key order (one attribute read each). Empty fields are left out.
     d: dict[str, Any] = {"ord": r.ord, "off": r.off}
@@ -157,8 +166,7 @@ def _record_dict(r: Record) -> dict:
         d["flags"] = list(r.flags)
     u = r.usage
     if u is not None and not u.is_empty():
-        d["usage"] = {k: v for k, v in (("in", u.in_), ("out", u.out), ("cache_read", u.cache_read), ("cache_write", u.cache_write),
-                                        ("cache_write_1h", u.cache_write_1h)) if v}
+        d["usage"] = usage_object(u)
     if r.model:
         d["model"] = r.model
     if r.cwd:
