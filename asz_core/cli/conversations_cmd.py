@@ -225,7 +225,7 @@ def conversations(
     matched, rows = len(rows), rows[:limit] if limit else rows
     from ..verify.unparsed import unchained_note
 
-    note = " ".join(x for x in (unchained_note(r, set(ids), collector=True)[0], _linked_chains(r)) if x)
+    note = " ".join(x for x in (unchained_note(r, set(ids), collector=True, links=linked)[0], _linked_chains(r)) if x)
     from ..reading.ids import shown_names
 
     shown = shown_names(ids)  # every id shown can be given back (trial 15, F18), in a note too

@@ -88,7 +88,7 @@ def usage(
     Filters. --project and --model narrow every view by asz ls's rule (a part of the name, case-insensitive); --model keeps the matching models' calls only; --dialect one runtime's conversations (its dialect or name, as asz ls --dialect). With the project view or --project, a line under the table (on stderr with --json, csv, md or --out) says how many conversations retention removed: their project went with their text (asz prune)."""
     from ..reading.ids import shown_names
     from ..verify.unparsed import unchained_note
-    from ..view.rows import list_conversations
+    from ..flow.listed import listed_and_links
     from ..view.usage_report import KEYS, in_report, report
     from .conversations_cmd import say_state_files
     from .usage_tools import tools_command
@@ -101,7 +101,7 @@ def usage(
     if tools_command(view, (since, until, tz, project, instance, dialect, conversation, root, config), (form, as_json, sort, out), {"--model": model, "--breakdown": breakdown, "--prices": prices, "--order": order}, total_once):
         return  # the tools view: tool calls per tool and MCP server (trial 30c F4)
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
-    shown = shown_names(ids := list_conversations(storage))  # a conversation in a row or a note: as it can be given back
+    shown = shown_names(ids := (listed := listed_and_links(storage))[0])  # as each can be given back; one scan (links)
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
     counted, problems, unreadable, undescribed, times, projects = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
     say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
@@ -111,7 +111,7 @@ def usage(
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until}, projects, copies_line(counted, (first, last)))
     say_state_files(storage)
-    note, unchained = unchained_note(storage, set(ids), "counted", collector=True)  # as asz ls says it (trial 3, F9)
+    note, unchained = unchained_note(storage, set(ids), "counted", collector=True, links=listed[1])  # as asz ls (3, F9)
     stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1
     shape = json_shape(as_json or form == "json", total_once)
     if not (unmatched and not shape):  # no table of zeros for a filter matching nothing: said on stderr (trial 24b F3)

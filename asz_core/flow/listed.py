@@ -29,16 +29,27 @@ def rounds_links(root: str | os.PathLike) -> list[str]:
 def listed_and_links(root: str | os.PathLike) -> tuple[list[str], list[str]]:
     """``(ids listed, rounds links)`` of :func:`list_conversations` and :func:`rounds_links`: one ``scandir`` of
     ``_conversations`` and one ``lstat`` a chain folder."""
-    from ..storage.erased_list import erased_names
-
     d = Path(root) / CONVERSATIONS
     if not d.is_dir() or d.is_symlink():
         return [], []
+    return conversations_scan(root)[:2]
+
+
+def conversations_scan(root: str | os.PathLike) -> tuple[list[str], list[str], int]:
+    """:func:`listed_and_links`'s two lists and how many entries of ``_conversations`` are symbolic links (the page
+    counts them: ``asz view``'s list note), from one ``scandir``; OSError when ``_conversations`` does not list."""
+    from ..storage.erased_list import erased_names
+
+    d = Path(root) / CONVERSATIONS
+    if d.is_symlink():
+        return [], [], 0
     gone = erased_names(root)
-    out, links = [], []
+    out, links, entry_links = [], [], 0
     with os.scandir(d) as entries:  # a chain folder or its rounds that is a symbolic link is none (nolink.py)
         for e in entries:
-            if e.is_dir(follow_symlinks=False) and e.name not in gone:
+            if e.is_symlink():
+                entry_links += 1
+            elif e.is_dir(follow_symlinks=False) and e.name not in gone:
                 path = os.path.join(e.path, ROUNDS)
                 try:
                     mode = os.lstat(path).st_mode
@@ -48,7 +59,7 @@ def listed_and_links(root: str | os.PathLike) -> tuple[list[str], list[str]]:
                     out.append(e.name)
                 elif stat.S_ISLNK(mode):
                     links.append(path)
-    return sorted(out), sorted(links)
+    return sorted(out), sorted(links), entry_links
 
 
 #: How many conversations :func:`rounds_links_note` names with their link and the way back.

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Sequence
 
 from ..flow.index import index_dir
 from ..flow.pending import has_chain, pending_why
@@ -187,7 +188,7 @@ def lagging_line(root: str | os.PathLike, lagging: list[tuple[str, int, int]]) -
 
 
 def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "listed", *,
-                   collector: bool = False) -> tuple[str, list[str]]:
+                   collector: bool = False, links: Sequence[str] | None = None) -> tuple[str, list[str]]:
     """``(N landed session(s) have no conversation chain … : ID, ID and N more; asz parse … builds them, their ids)``
     for the sessions landed in ``root`` that have no round (never parsed, a parse interrupted, or their rounds
     removed) and are not among the ``listed`` conversation ids (a chain directory left with no round is listed, as
@@ -197,7 +198,9 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
     command that would compete with it (as ``asz verify`` counts them, trial 29b F6); with or without it (the page of
     ``asz server``, whose own pass's child holds a session's lock while it parses it, too), those whose session lock a
     writer holds (:func:`held_sessions`) are said by :func:`held_line`, as ``asz verify`` says them, advising no ``asz parse``.
-    ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage)."""
+    ``left_out`` says what they are not (``listed`` by asz ls and the page, ``counted`` by asz usage). ``links``: the
+    rounds folders that are symbolic links, when the caller's scan of ``_conversations`` gave them with ``listed``
+    (:func:`~asz_core.flow.listed.listed_and_links`); None: looked for here (:func:`~asz_core.flow.listed.rounds_links`)."""
     never, gone, interrupted = ([s for s in ids if s not in listed] for ids in unchained_sessions(root))
     ids = sorted(never + gone + interrupted)
     unread = lagging_line(root, lagging_sessions(root))  # a chain behind its landed files: said after (trial 24a F1)
@@ -210,7 +213,7 @@ def unchained_note(root: str | os.PathLike, listed: set[str], left_out: str = "l
                                               + (f"; and {len(short) - 3} more" if len(short) > 3 else "")) if x)
     from ..flow.listed import rounds_links, rounds_links_note
 
-    linked = rounds_links_note(rounds_links(root), left_out)  # a chain whose rounds is a link: in no list (review48)
+    linked = rounds_links_note(rounds_links(root) if links is None else links, left_out)  # in no list (review48)
     unread = " ".join(x for x in (unread, *twice_notes(root), linked) if x)
     if not ids:
         return unread, []

@@ -110,7 +110,7 @@ def list_note(state, conversations: Sequence[str]) -> str:
             notes = [("this storage root holds no conversations: " if not conversations else "")
                      + f"this server's collect passes find no source to read ({state.no_source}), so nothing new is "
                      "collected; what the root holds is listed"]
-        notes.append(state.unchained(conversations))  # landed sessions with no chain, as asz ls names them (trial 7)
+        notes.append(state.unchained(conversations, state.rounds_linked))  # as asz ls names them (trial 7)
     if state.links_skipped:
         n = state.links_skipped
         notes.append(f"{n} entr{'y' if n == 1 else 'ies'} of _conversations are symbolic links and are not served")
@@ -284,14 +284,14 @@ class BackgroundChecks(ReadingSaid):
             self.counted_listed.forget()  # the conversations the pass made are counted by the next status
             self.refreshing = False
 
-    def unchained(self, conversations: Sequence[str]) -> str:
+    def unchained(self, conversations: Sequence[str], links: Sequence[str] | None = None) -> str:
         """The line naming landed sessions with no conversation chain that ``conversations`` (the ids listed) leaves
         out (:func:`~asz_core.verify.unparsed.unchained_note`), then the one naming listed sessions that are missing
-        (:func:`~asz_core.verify.listed.missing_note`), or ''. It lists every session folder (48 ms of CPU on
-        a 1 GB root of 1,345 sessions), so the line is kept for the same conversations: in ``asz server`` until a
-        collect pass lands a file or writes a round (:meth:`set_pass`); with no pass reported (``asz view``, or before
-        the first pass ends), for :data:`UNCHAINED_TTL` seconds."""
-        key, now = tuple(conversations), time.monotonic()
+        (:func:`~asz_core.verify.listed.missing_note`), or ''. It lists every session folder (48 ms of CPU, 1 GB root),
+        so it is kept for the same conversations and ``links`` (rounds folders that are links, from the scan that
+        listed them; None: looked for): in ``asz server`` until a collect pass lands a file or writes a round
+        (:meth:`set_pass`); with no pass reported (``asz view``, or before the first pass ends), :data:`UNCHAINED_TTL` s."""
+        key, now = (tuple(conversations), None if links is None else tuple(links)), time.monotonic()
         with self._lock:
             hit, passes, gen = self._unchained, self.last_pass is not None, self._unchained_gen
         if hit is not None and hit[0] == key and (passes or now - hit[1] < UNCHAINED_TTL):
@@ -300,7 +300,7 @@ class BackgroundChecks(ReadingSaid):
         from ..verify.unparsed import unchained_note
         # asz view is no collector: one at work, or a writer holding a session's lock, said as asz ls says it (fix42d);
         # then the sessions _sessions.list names that are gone or emptied (33 ms of CPU for 1,342), as asz ls says them
-        said = unchained_note(self.root, set(conversations), collector=self.mode != "server")[0]
+        said = unchained_note(self.root, set(conversations), collector=self.mode != "server", links=links)[0]
         note = " ".join(x for x in (said, missing_note(self.root)) if x)
         with self._lock:
             if self._unchained_gen == gen:  # a pass that landed meanwhile cleared it: the line read may predate it

@@ -128,7 +128,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound, KeptWhileWaiting):
         self.last_refresh: int | None = None
         self.next_refresh: int | None = None
         self.last_pass: dict[str, Any] | None = None
-        self._unchained: tuple[tuple, float, str] | None = None  # (conversations, when, line): BackgroundChecks.unchained
+        self._unchained: tuple[tuple, float, str] | None = None  # ((conversations, rounds links), when, line): BackgroundChecks.unchained
         self._unchained_gen = 0  # passes that landed something (each clears _unchained)
         self.refreshing = False
         self.reading = ""  # what the process is still reading, in words ('' when nothing)
@@ -154,6 +154,7 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound, KeptWhileWaiting):
         self._untimed, self._undescribed = {}, {}  # conversation -> its summary's problems about records whose time does not read; its undescribed_calls (fix41b)
         self._unbuilt: dict[str, tuple] = {}  # conversation not built (no round, an error) -> its files' fingerprint then (in no sum)
         self.links_skipped = 0  # entries of _conversations that are symbolic links (never served)
+        self.rounds_linked: list[str] = []  # the rounds folders of chains that are symbolic links (said, never served)
         self.builds = self.checked = 0  # documents built since start (/api/status), conversations whose state the checker found
         self.counted_listed = Recent(lambda: len(self.conversations()))  # /api/status's count: read at most once a second
         self.checked_built = 0  # of those, how many it built (the others: read from their found records)
@@ -165,28 +166,16 @@ class ViewState(BackgroundChecks, LandedRequests, KeptFound, KeptWhileWaiting):
 
     def conversations(self) -> list[str]:
         """Conversation ids under ``<root>/_conversations`` with a rounds directory, sorted; symbolic links and erased
-        ones (``_erased.list``: a chain an older asz wrote again after the erasure, trial 33c F1) are skipped."""
-        from ..storage.erased_list import erased_names
+        ones (``_erased.list``: a chain an older asz wrote again after the erasure, trial 33c F1) are skipped. One
+        scan (:func:`~asz_core.flow.listed.conversations_scan`) also keeps how many entries are links and the rounds
+        folders that are (:attr:`links_skipped`, :attr:`rounds_linked`), for the list's note."""
+        from ..flow.listed import conversations_scan
 
-        d, gone = self.root / CONVERSATIONS, erased_names(self.root)
-        out: list[str] = []
-        links = 0
         try:
-            entries = list(os.scandir(d)) if not d.is_symlink() else []
+            out, self.rounds_linked, self.links_skipped = conversations_scan(self.root)
         except OSError:
-            entries = []
-        for e in entries:
-            if e.is_symlink():
-                links += 1
-                continue
-            rounds = Path(e.path) / ROUNDS
-            try:
-                if e.is_dir(follow_symlinks=False) and e.name not in gone and stat.S_ISDIR(os.lstat(rounds).st_mode):
-                    out.append(e.name)
-            except OSError:
-                continue
-        self.links_skipped = links
-        return sorted(out)
+            out, self.rounds_linked, self.links_skipped = [], [], 0
+        return out
 
     def check_conversation(self, conversation: str) -> str:
         """The listed conversation (:meth:`conversations`) that ``conversation`` names, whole or by a unique prefix
