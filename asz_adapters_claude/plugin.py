@@ -7,6 +7,7 @@ It reads Claude Code's local files under ``projects`` and speaks dialect
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
@@ -94,6 +95,11 @@ class ClaudeCodeLocal(Adapter):
         Several source folders)."""
         top, sep, _ = src.partition("/")
         return top if sep and top else None
+
+    def project_folder_named(self, cwd: str) -> str | None:
+        """The folder under ``projects`` Claude Code keeps the sessions started in ``cwd`` in: each character that is
+        not an ASCII letter or digit made ``-`` (``/home/user/spotter`` -> ``-home-user-spotter``)."""
+        return re.sub(r"[^A-Za-z0-9]", "-", cwd)
 
     def discover(self, source_root: Path, *, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Discovery:
         """Sources under ``source_root`` grouped by session; see :func:`asz_adapters_claude.discover.discover`.

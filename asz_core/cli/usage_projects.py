@@ -7,32 +7,50 @@ projects and the nearest ones the root holds (docs/ccusage.md, Projects)."""
 
 from __future__ import annotations
 
-import re
 from difflib import get_close_matches
 from typing import Iterable
 
-__all__ = ["folder_form", "projects_near", "project_hint", "NEAR_NAMED"]
+__all__ = ["folder_namers", "folder_forms", "projects_near", "project_hint", "NEAR_NAMED"]
 
 #: How many projects the hint names, nearest first.
 NEAR_NAMED = 3
 
 
-def folder_form(project: str) -> str:
-    """``project`` (a working directory) as Claude Code names its folder under ``~/.claude/projects``: each character
-    that is not an ASCII letter or digit made ``-`` (``/home/user/spotter`` -> ``-home-user-spotter``)."""
-    return re.sub(r"[^A-Za-z0-9]", "-", project)
+def folder_namers() -> list:
+    """The installed adapters whose runtime names a folder for each project
+    (:meth:`~asz_core.plugins.adapter.Adapter.project_folder_named` overridden: Claude Code's), in load order."""
+    from ..plugins.adapter import Adapter
+    from ..plugins.manager import get_plugin_manager
+
+    return [a for a in get_plugin_manager().adapters().values()
+            if getattr(type(a), "project_folder_named", None) is not Adapter.project_folder_named]
 
 
-def projects_near(projects: Iterable[str], given: str) -> list[str]:
-    """Up to :data:`NEAR_NAMED` of ``projects`` nearest ``given``, nearest first: those whose folder form
-    (:func:`folder_form`) is ``given`` (case-insensitive), then those whose folder form contains it, then the closest
-    by spelling (:func:`difflib.get_close_matches` over the paths and their folder forms, ratio 0.6 or more); each
-    group by name."""
+def folder_forms(project: str, namers: Iterable) -> list[str]:
+    """``project`` (a working directory) as each of ``namers`` (:func:`folder_namers`) names the folder its runtime
+    keeps that project's sessions in, casefolded, each once; [] when none does."""
+    out: list[str] = []
+    for a in namers:
+        try:
+            got = a.project_folder_named(project)
+        except Exception:  # noqa: BLE001 - an adapter's answer is advice: one that raises names no folder
+            continue
+        if isinstance(got, str) and got and got.casefold() not in out:
+            out.append(got.casefold())
+    return out
+
+
+def projects_near(projects: Iterable[str], given: str, namers: Iterable | None = None) -> list[str]:
+    """Up to :data:`NEAR_NAMED` of ``projects`` nearest ``given``, nearest first: those one of whose folder forms
+    (:func:`folder_forms` of ``namers``, default :func:`folder_namers`) is ``given`` (case-insensitive), then those one
+    of whose folder forms contains it, then the closest by spelling (:func:`difflib.get_close_matches` over the paths
+    and their folder forms, ratio 0.6 or more); each group by name."""
     names = sorted({p for p in projects if isinstance(p, str) and p})
-    want = given.casefold()
-    same = [p for p in names if folder_form(p).casefold() == want]
-    within = [p for p in names if want in folder_form(p).casefold() and p not in same]
-    forms = {**{p.casefold(): p for p in names}, **{folder_form(p).casefold(): p for p in names}}
+    want, namers = given.casefold(), folder_namers() if namers is None else list(namers)
+    by_name = {p: folder_forms(p, namers) for p in names}
+    same = [p for p in names if want in by_name[p]]
+    within = [p for p in names if any(want in f for f in by_name[p]) and p not in same]
+    forms = {**{p.casefold(): p for p in names}, **{f: p for p in names for f in by_name[p]}}
     close = [forms[m] for m in get_close_matches(want, list(forms), n=len(forms), cutoff=0.6)]
     out: list[str] = []
     for p in same + within + close:

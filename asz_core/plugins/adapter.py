@@ -577,6 +577,13 @@ class Adapter(ReadingHooks, abc.ABC):
         Never raises; no file read."""
         return None
 
+    def project_folder_named(self, cwd: str) -> str | None:
+        """The name the runtime gives the folder it keeps the sessions started in working directory ``cwd`` in
+        (Claude Code: ``-home-user-spotter`` of ``/home/user/spotter``), or None when it names none (the default).
+        asz names a project by its ``cwd``; ``asz usage --project`` given such a folder name matches nothing and its
+        hint names the projects whose folder this is (docs/ccusage.md, Projects; trial 48a F6). Never raises."""
+        return None
+
 def env_path(env: Mapping[str, str] | None, key: str) -> str:
     """``env[key]`` or ``os.environ[key]`` or '' (helper for default source roots)."""
     source = os.environ if env is None else env
