@@ -317,12 +317,11 @@ def close_folder(out: Path, fmt: str, rows: list[dict], files: dict, flagged: se
 
     twice = counted_elsewhere(read[0], [r["id"] for r in rows if not r.get("held_back")], read[1], prose.table) \
         if read and fmt != "json" else {}  # a call two rows hold: once in the totals (trial 35a F5, review36 item 2)
-    from ..reading.export_render import COUNTED_IN_RENDER, COUNTED_LATER_RENDER, drawn
+    from ..reading.export_later import rows_as_drawn
+    from ..reading.export_render import drawn
 
-    if read and fmt != "json" and drawn() >= COUNTED_IN_RENDER:  # a copy whose calls are counted where it continues: 0 and $0.00 (trial 46a F5)
-        from ..view.counted_in import counted_where_continued, recorded_in
-
-        rows = counted_where_continued(rows, recorded_in(read[0], rows), drawn() >= COUNTED_LATER_RENDER)
+    if read and fmt != "json":  # a copy whose calls are counted where it continues: 0 and $0.00 (trial 46a F5)
+        rows = rows_as_drawn(read[0], rows, drawn())
     index = index_page(out, fmt, rows, files, flagged, skipped, prose.redact, twice)
     resume.done()
     prose.manifests = [folder_manifest(out, index, files, skipped, made, resume.before)]

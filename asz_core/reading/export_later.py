@@ -192,12 +192,31 @@ def key_differences(copy: bytes, again: bytes, most: int = 10) -> list[str]:
     return out[:most] + ([f"… and {len(out) - most} more key(s)"] if len(out) > most else [])
 
 
-def counted_as_drawn(root, s: dict, render: int) -> dict:
-    """``s`` (a conversation's summary) with its figures where a copy of render ``render`` says they are counted: from
-    render 33 a copy counted in the conversation it continues (in ``root``) reads 0 (trial 46a F5), from render 41 one
-    whose calls go on in a later session too (trial 48a F4); ``s`` as it is before render 33. The one rule of a copy's
-    head (:mod:`asz_core.reading.export`) and of its check (``asz verify --export``)."""
-    from ..view.counted_in import summary_counted_in
+def _counted_later(render: int) -> bool | None:
+    """Where a copy of render ``render`` says a conversation's figures are counted: None before render 33 (where they
+    were drawn); else whether a conversation whose calls go on in a later session reads 0 too (render 41 on, trial
+    48a F4), beside a copy counted in the conversation it continues (render 33 on, trial 46a F5). The one rule of
+    :func:`counted_as_drawn` and :func:`rows_as_drawn`."""
     from .export_render import COUNTED_IN_RENDER, COUNTED_LATER_RENDER
 
-    return summary_counted_in(root, s, render >= COUNTED_LATER_RENDER) if render >= COUNTED_IN_RENDER else s
+    return render >= COUNTED_LATER_RENDER if render >= COUNTED_IN_RENDER else None
+
+
+def counted_as_drawn(root, s: dict, render: int) -> dict:
+    """``s`` (a conversation's summary) with its figures where a copy of render ``render`` says they are counted
+    (:func:`_counted_later`; a conversation counted elsewhere in ``root`` reads 0); ``s`` as it is before render 33.
+    The one rule of a copy's head (:mod:`asz_core.reading.export`) and of its check (``asz verify --export``)."""
+    from ..view.counted_in import summary_counted_in
+
+    later = _counted_later(render)
+    return s if later is None else summary_counted_in(root, s, later)
+
+
+def rows_as_drawn(root, rows: list[dict], render: int) -> list[dict]:
+    """A folder export index's ``rows`` with each one's figures where a copy of render ``render`` says they are
+    counted (:func:`_counted_later`: 0 and $0.00 for a conversation counted elsewhere in ``root``); ``rows`` as they
+    are before render 33."""
+    from ..view.counted_in import counted_where_continued, recorded_in
+
+    later = _counted_later(render)
+    return rows if later is None else counted_where_continued(rows, recorded_in(root, rows), later)
