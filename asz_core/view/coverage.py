@@ -42,6 +42,7 @@ from typing import Iterable
 
 from ..flow.model import Node, Ref
 from ..sessiondata.numberprobe import bytescan
+from .conflict_fields import apart_said, record_fields
 from .kinds import CONTENT_KINDS, CUT_STATES, taken_keys
 
 #: The states of a result part whose text is not all in the root (seed 000: made smaller to land, or removed by
@@ -184,7 +185,7 @@ def measure(records: dict[int, list[dict]], nodes: Iterable[Node], unknown: Iter
             if pos in cited:
                 by_node += 1
                 if earlier is not None and not same_payload(earlier[2], rec):  # both kept by assembly (field report 20)
-                    _conflict(cov, rid, earlier, seq, row, cited, "both are shown")
+                    _conflict(cov, rid, earlier, (seq, row, rec), cited, "both are shown")
                 continue
         later = (superseded or {}).get((seq, row))
         entry = ({"ref": {"seq": seq, "row": row}, "id": rid, "why": "superseded", "of": {"seq": later[0], "row": later[1]}}
@@ -224,7 +225,7 @@ def _listed(seq: int, row: int, rid: str, rec: dict, earlier: tuple[int, int, di
             if same:
                 cov.copies.setdefault(node, []).append(here)
         if not same:  # parts that differ only where the index does not look (their text): listed, not drawn
-            _conflict(cov, rid, earlier, seq, row, cited, "the later one is listed in not_drawn, under the first one's node")
+            _conflict(cov, rid, earlier, (seq, row, rec), cited, "the later one is listed in not_drawn, under the first one's node")
         return entry
     if (seq, row) in unknown:
         return {"ref": here, "id": rid, "why": "undescribed"}
@@ -237,15 +238,17 @@ def same_payload(a: dict, b: dict) -> bool:
     return a.get("parts") == b.get("parts") and a.get("call") == b.get("call") and a.get("usage") == b.get("usage")
 
 
-def _conflict(cov: Coverage, rid: str, earlier: tuple[int, int, dict], seq: int, row: int, cited: dict[tuple[int, int], str],
-              shown: str) -> None:
-    """Flag a record landed under the id of an earlier one with another payload: a problem line naming both places
-    and how they are shown, and the later one under ``conflicts`` on the earlier one's node."""
-    eseq, erow, _ = earlier
+def _conflict(cov: Coverage, rid: str, earlier: tuple[int, int, dict], later: tuple[int, int, dict],
+              cited: dict[tuple[int, int], str], shown: str) -> None:
+    """Flag a record landed under the id of an earlier one with another payload: a problem line naming both places,
+    the fields that differ (:func:`~asz_core.view.conflict_fields.apart_said`; trial 48c F4) and how they are shown,
+    and the later one under ``conflicts`` on the earlier one's node."""
+    (eseq, erow, erec), (seq, row, rec) = earlier, later
     node = cited.get((eseq, erow), "")
     if node:
         cov.conflicts.setdefault(node, []).append({"seq": seq, "row": row})
-    cov.problems.append(f"conflict: record id {rid} landed at {eseq}/{erow} and again at {seq}/{row} with a different payload; {shown}")
+    apart = apart_said(record_fields(erec, rec), f"at {eseq}/{erow}", f"at {seq}/{row}")
+    cov.problems.append(f"conflict: record id {rid} landed at {eseq}/{erow} and again at {seq}/{row} {apart}; {shown}")
 
 
 def _repeated(seq: int, row: int, rid: str, repeated: dict[tuple[int, int], str] | None) -> dict | None:

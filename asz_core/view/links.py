@@ -25,11 +25,12 @@ from __future__ import annotations
 
 from operator import methodcaller
 
-from typing import Iterable
+from typing import Callable, Iterable
 
 from ..flow.asm_links import SHARED_REASON
 from ..flow.fold import Fold
 from ..flow.model import Node, make_id
+from .conflict_fields import OLD_WORDS
 from ..storage.twice_list import counted_there
 
 __all__ = ["Links", "links_of", "dangling_parents", "shares_of", "conflict_lines", "CONFLICT_ACROSS", "calls_there", "there_split", "PREFIX", "CALL_PREFIX"]
@@ -144,13 +145,16 @@ def _shared_entries(fold: Fold) -> dict[str, list[str]]:
             if u.kind == "shared_id" and u.state == "open" and u.reason.startswith(SHARED_REASON)}
 
 
-def conflict_lines(fold: Fold, links: Links, records: dict[int, list[dict]]) -> list[str]:
+def conflict_lines(fold: Fold, links: Links, records: dict[int, list[dict]],
+                   apart: Callable[[str, list[str]], str] | None = None) -> list[str]:
     """The ``summary.problems`` lines of the records this conversation holds under an id that a session it continues,
     or one continuing it, holds too with another payload (an open ``unres/shared_id/<id>`` entry naming a session a
     ``continues`` relation links: the same record would be repeated, drawn there; trial 40a F1: a copy with one
     ``tool_result`` changed to failed): ``conflict: record id ID landed at S/R here (its result failed here) and in
-    session(s) A, B with a different payload; each session draws its own``, in landed order. ``records``: seq → rows
-    (the landed session's). [] when none (nearly always: no shared id)."""
+    session(s) A, B WHAT; each session draws its own``, in landed order, WHAT ``apart(id, sessions)``: the fields
+    that differ (:func:`~asz_core.view.conflict_fields.across_said`, ``read under another model call (its call: X
+    here, Y in A)``; trial 48c F4), or without it ``with a different payload``. ``records``: seq → rows (the landed
+    session's). [] when none (nearly always: no shared id)."""
     related = set(links.earlier) | set(links.later)
     shared = {i: others for i, others in _shared_entries(fold).items() if related.intersection(others)} if related else {}
     out = []
@@ -161,7 +165,7 @@ def conflict_lines(fold: Fold, links: Links, records: dict[int, list[dict]]) -> 
                 continue
             failed = [p for p in rec.get("parts") or () if isinstance(p, dict) and p.get("k") == "result" and p.get("failed")]
             out.append(f"{CONFLICT_ACROSS}{rec['id']} landed at {seq}/{row} here" + (" (its result failed here)" if failed else "")
-                       + f" and in session(s) {', '.join(others)} with a different payload; each session draws its own")
+                       + f" and in session(s) {', '.join(others)} {apart(rec['id'], others) if apart else OLD_WORDS}; each session draws its own")
     return out
 
 

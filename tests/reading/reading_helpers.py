@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import shutil
 import subprocess
 import time
 import sys
@@ -492,3 +493,19 @@ def collected_at_budget(base: Path, session: str, results: list[dict], call: tup
                        "--root", str(base / "root"), cwd=base, env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
     assert p.returncode == 0, p.stderr
     return p
+
+
+def kiro_home_session(corpus_dir: Path, base: Path, session: str) -> tuple[Path, Path, list[str]]:
+    """The corpus's Kiro home copied to ``base/.kiro`` (writable), the folder of its session ``session`` there and
+    that session's ``messages.jsonl`` lines (kept ends); skips the test when the Kiro corpus is absent."""
+    import pytest
+
+    kiro = corpus_dir / "kiro" / "home" / ".kiro"
+    if not kiro.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({kiro})")
+    home = base / ".kiro"
+    shutil.copytree(kiro, home)
+    for p in home.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    (orig,) = (home / "sessions").glob(f"*/{session}")
+    return home, orig, (orig / "messages.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)

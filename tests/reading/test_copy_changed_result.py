@@ -16,11 +16,10 @@ its own, both say a ``conflict:`` problem naming the other, and the failed copy'
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from reading_helpers import asz
+from reading_helpers import asz, kiro_home_session
 
 IDE = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
 SAME, FAILED = "sess_5e804080-0000-0000-0000-000000000001", "sess_5e804080-0000-0000-0000-000000000002"
@@ -51,16 +50,8 @@ def _cc_fail(d: dict) -> None:
 
 @pytest.fixture(scope="module")
 def copied(corpus_dir: Path, tmp_path_factory) -> dict:
-    kiro = corpus_dir / "kiro" / "home" / ".kiro"
-    if not kiro.is_dir():
-        pytest.skip(f"the Kiro corpus is absent ({kiro})")
     base = tmp_path_factory.mktemp("copy-changed")
-    home = base / ".kiro"
-    shutil.copytree(kiro, home)
-    for p in home.rglob("*"):
-        p.chmod(0o755 if p.is_dir() else 0o644)
-    (orig,) = (home / "sessions").glob(f"*/{IDE}")
-    lines = (orig / "messages.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    home, orig, lines = kiro_home_session(corpus_dir, base, IDE)
     failed, rid, row = _changed(lines, lambda d: d["payload"]["type"] == "tool_result",
                                 lambda d: d["payload"].__setitem__("success", False))
     for sid, text in ((SAME, lines), (FAILED, failed)):
@@ -95,7 +86,9 @@ def _doc(t: dict, conversation: str) -> dict:
 
 def _said(rid: str, row: int, failed: bool, others: str) -> str:
     return (f"conflict: record id {rid} landed at 1/{row} here" + (" (its result failed here)" if failed else "")
-            + f" and in session(s) {others} with a different payload; each session draws its own")
+            # what differs named (trial 48c F4): a part's failed flag, which the index compares
+            + f" and in session(s) {others} with other parts (its parts' kinds, ids, names, state, failed or sizes);"
+            " each session draws its own")
 
 
 @pytest.mark.parametrize("failed, same, rid, row", [

@@ -68,8 +68,9 @@ def _edited(lines: list[str], kind: str, key: str) -> tuple[list[str], dict]:
 
 
 def _said(rid: str, row: int, others: str) -> str:
-    return (f"conflict: record id {rid} landed at 1/{row} here and in session(s) {others} with a different payload; "
-            "each session draws its own")
+    # the one thing that differs named (trial 48c F4): the text, same size, same parts
+    return (f"conflict: record id {rid} landed at 1/{row} here and in session(s) {others} with another text or data in "
+            "the same parts (its content's digest); each session draws its own")
 
 
 @pytest.fixture(scope="module")

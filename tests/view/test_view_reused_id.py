@@ -71,7 +71,11 @@ def test_both_records_under_a_reused_id_are_drawn_and_their_calls_counted(root):
     assert [(d["ref"]["row"], d["of"]["row"]) for d in dups] == [(7, 4)]
     conflict = [p for p in s["problems"] if p.startswith("conflict:")]
     assert len(conflict) == 1
-    assert "landed at 1/2 and again at 1/9 with a different payload; both are shown" in conflict[0]
+    first, last = transcript()[1]["message"]["id"], transcript()[8]["message"]["id"]
+    # what differs is named (trial 48c F4): the model call each is read under, its tokens, its parts (other text)
+    assert (f"landed at 1/2 and again at 1/9 read under another model call (its call: {first} at 1/2, {last} at 1/9)"
+            " and with other token counts (its usage) and with other parts (their kinds, ids, names, state, text or data);"
+            " both are shown") in conflict[0]
     assert s["state"] == "verified" and s["coverage"]["cited"] == s["coverage"]["records"]
 
 
