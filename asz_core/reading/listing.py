@@ -443,10 +443,10 @@ def usage_lines(s: dict) -> list[str]:
         lines.append("cost held back")
         return lines
     if s.get("counted_in"):  # a copy whose calls are the records it repeats, counted there (trial 46a F5; render 33)
-        from ..view.counted_in import COUNTED_LATER_WHY, COUNTED_WHY, cost_counted_in, tokens_counted_in
+        from ..view.counted_in import cost_counted_in, tokens_counted_in
 
-        why = COUNTED_WHY if s.get("continues") == s["counted_in"] else COUNTED_LATER_WHY  # its calls go on there (48a F4)
-        return lines + [tokens_counted_in(s["counted_in"], why), cost_counted_in(s["counted_in"])]
+        # counted_why: the words summary_counted_in chose (a copy, or its calls go on there: 48a F4)
+        return lines + [tokens_counted_in(s["counted_in"], s["counted_why"]), cost_counted_in(s["counted_in"])]
     calls, with_usage = s.get("llm_calls"), s.get("calls_with_usage")
     credits = [] if s.get("credits") is None else [  # the runtime's own unit (Kiro): never tokens, never USD (F14)
         f"credits {credits_text(s['credits'])} (what the runtime metered, in its own unit: not tokens, not USD)"]

@@ -94,14 +94,18 @@ def _zero(row: dict) -> dict:
 
 
 def summary_counted_in(root: str | os.PathLike, s: dict, later: bool = True) -> dict:
-    """The document summary ``s`` with ``counted_in`` (the id :func:`counted_in` gives, ``later`` its) when it is such
-    a copy or its calls all go on in a later session, which :func:`~asz_core.reading.listing.usage_lines` says; ``s``
-    itself otherwise."""
+    """The document summary ``s`` with ``counted_in`` (the id :func:`counted_in` gives, ``later`` its) and
+    ``counted_why`` (why its figures are there: :data:`COUNTED_WHY` for a copy, counted in the one it continues,
+    :data:`COUNTED_LATER_WHY` when its calls all go on in a later session) when it is either, which
+    :func:`~asz_core.reading.listing.usage_lines` and the page's header say as given (the words chosen here only);
+    ``s`` itself otherwise."""
     there = counted_in(s, recorded_in(root), later) if isinstance(s, dict) else ""
-    return {**s, "counted_in": there} if there else s
+    if not there:
+        return s
+    return {**s, "counted_in": there, "counted_why": COUNTED_WHY if s.get("continues") == there else COUNTED_LATER_WHY}
 
 
-#: Why such a copy's tokens are 0 (the page's ``WORDS.counted_why``, :func:`~asz_core.view.rate_words.page_words`).
+#: Why such a copy's tokens are 0 (a summary's ``counted_why``, :func:`summary_counted_in`).
 COUNTED_WHY = "every model call of this conversation is a record it repeats of that one, drawn and counted there"
 
 

@@ -266,17 +266,16 @@ def page_words() -> dict:
     29a F8), ``no_project`` (the Project filter's choice of the conversations naming none: :data:`asz_core.view.match.NO_PROJECT`),
     ``command_title`` (:data:`COMMAND_TITLE`), ``kept_src`` (what a
     skeleton's header keeps of where its source was: :data:`KEPT_SRC`), ``replays_said``, ``replays_why`` and
-    ``hour_over_said`` (:data:`REPLAYS_SAID`, :data:`REPLAYS_WHY`, :data:`HOUR_OVER_SAID`), ``counted_why``
-    (:data:`asz_core.view.counted_in.COUNTED_WHY`), ``counted_later_why`` (:data:`~asz_core.view.counted_in.COUNTED_LATER_WHY`:
-    a conversation whose calls all go on in a later session, trial 48a F4). Raises nothing."""
+    ``hour_over_said`` (:data:`REPLAYS_SAID`, :data:`REPLAYS_WHY`, :data:`HOUR_OVER_SAID`). Why a conversation reads 0,
+    counted in another, is no page word: the summary carries it (``counted_why``,
+    :func:`~asz_core.view.counted_in.summary_counted_in`). Raises nothing."""
     from ..flow.memory_note import IN_MEMORY_NOTE
-    from .counted_in import COUNTED_LATER_WHY, COUNTED_WHY
     from .match import NO_PROJECT
     from .prices import BELOW_CENT
     from .unended import UNENDED_PREFIX
     from .usage import UNDESCRIBED_PREFIX
 
-    return {"counted_why": COUNTED_WHY, "counted_later_why": COUNTED_LATER_WHY, "unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
+    return {"unchecked": UNCHECKED_WHY, "unchecked_lead": UNCHECKED_LEAD, "unchecked_rest": UNCHECKED_REST,
             "hour_before": HOUR_BEFORE, "hour_after": HOUR_AFTER, "unchecked_more": UNCHECKED_MORE, "no_call": NO_CALL, "no_call_read": NO_CALL_READ,
             "unread_prefix": UNDESCRIBED_PREFIX, "unchecked_mark": UNCHECKED_MARK, "rate_mark": RATE_MARK,
             "rate_why": RATE_WHY, "rate_listed": RATE_LISTED, "rate_priced": RATE_PRICED, "rate_billed": RATE_BILLED,

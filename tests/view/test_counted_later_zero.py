@@ -89,6 +89,13 @@ def test_conversation_says_where_its_call_is_counted(pair):
     md = asz_ok("export", A, "--format", "md", "--root", str(root))
     assert f"tokens 0, counted in {B} ({COUNTED_LATER_WHY})" in md
     assert "tokens in 6, out 560, cache read 2,000, cache write 200" in asz_ok("conversation", B, "--root", str(root))
+    from starlette.testclient import TestClient
+
+    from asz_core.view.server import ViewState, create_app
+
+    client = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1")
+    summary = client.get(f"/api/c/{A}/view").json()["summary"]  # the page's header shows these words as given
+    assert (summary["counted_in"], summary["counted_why"]) == (B, COUNTED_LATER_WHY), summary
 
 
 def test_a_folder_export_row_reads_0_and_checks(pair, tmp_path):

@@ -2041,7 +2041,7 @@
         chip('models', (s.models || []).join(', ') || modelsUnnamed(s.llm_calls)),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
-        s.counted_in ? chip('tokens', '0, counted in ' + s.counted_in + ' (' + (s.continues === s.counted_in ? WORDS.counted_why : WORDS.counted_later_why) + ')') :  // view.counted_in (46a F5, 48a F4)
+        s.counted_in ? chip('tokens', '0, counted in ' + s.counted_in + ' (' + s.counted_why + ')') :  // the words view.counted_in chose (46a F5, 48a F4)
         notRecorded ? chip('tokens', s.llm_calls === 0 && typeof s.credits !== 'number' ? 'not recorded: ' + ((s.problems || []).some(function (p) { return String(p).indexOf(WORDS.unread_prefix) === 0; })
           ? WORDS.no_call_read : WORDS.no_call) : WORDS.not_by_runtime) :  // F17: listing.unrecorded_text's words (WORDS)
           chip('tokens', 'in ' + num(s.usage.in) + ' · out ' + num(s.usage.out) + ' · cache read ' + num(s.usage.cache_read) +
