@@ -4,10 +4,10 @@ Claude Code 2.1.x writes each line of a running sub-agent into the parent's tran
 ``data.type`` ``agent_progress``, ``data.agentId`` the sub-agent, ``data.message`` the sub-agent's own line (for a
 reply: ``type`` ``assistant``, its ``requestId``, and ``message`` with ``id``, ``model`` and ``usage``). The record lands
 whole as one data part with no ``call`` (seed 000: a record the runtime keeps for itself; ``call`` is the provider call
-*this* record is a fragment of, and this one is the parent's bookkeeping), so no figure counts what it copies: the call
-is counted from the sub-agent's own transcript (seed 003, 1a: ``subagents/agent-<id>.jsonl``). When that file did not
-land, the readers say so (:func:`asz_core.view.usage_relayed.relayed_lines`) from what this module reads out of the
-data part, so the runtime's shape stays in its adapter (seed 000: a reader is handed parts).
+*this* record is a fragment of, and this one is the parent's bookkeeping): the call is read from the sub-agent's own
+transcript (seed 003, 1a: ``subagents/agent-<id>.jsonl``). When that file did not land, the readers count the call from
+its last copy and say so (:mod:`asz_core.view.usage_relayed`) from what this module reads out of the data part, so the
+runtime's shape stays in its adapter (seed 000: a reader is handed parts).
 """
 
 from __future__ import annotations
@@ -22,11 +22,12 @@ __all__ = ["relayed_call", "relayed_calls"]
 
 def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     """The sub-agent reply a landed ``progress`` record of Claude Code copies (:mod:`asz_adapters_claude.relayed`):
-    ``{"call", "request", "agent", "model", "usage"}`` (``call`` the reply's ``message.id``, ``request`` its
+    ``{"call", "request", "agent", "model", "usage", "tool"}`` (``call`` the reply's ``message.id``, ``request`` its
     ``requestId`` or '', ``agent`` ``data.agentId`` or '', ``model`` ``message.model`` or '', ``usage`` Session Data's
     usage object, each count not zero as a record line has it (:func:`asz_core.sessiondata.codec.usage_object`), or
-    None when it carries none); None for any other record, a reply with no message id, and the runtime's own
-    ``<synthetic>`` notice (no request was sent). Never raises."""
+    None when it carries none; ``tool`` the record's ``parentToolUseID``, the tool call that started the sub-agent, or
+    ''); None for any other record, a reply with no message id, and the runtime's own ``<synthetic>`` notice (no
+    request was sent). Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
     if not isinstance(data, dict) or data.get("type") != "agent_progress":
@@ -44,10 +45,10 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
 
     u = usage_of(msg)
     usage = None if u is None else usage_object(u)
-    request, agent = copied.get("requestId"), data.get("agentId")
+    request, agent, tool = copied.get("requestId"), data.get("agentId"), line.get("parentToolUseID")
     return {"call": call, "request": request if isinstance(request, str) else "",
             "agent": agent if isinstance(agent, str) else "", "model": model if isinstance(model, str) else "",
-            "usage": usage}
+            "usage": usage, "tool": tool if isinstance(tool, str) else ""}
 
 
 def relayed_calls(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, dict]]:

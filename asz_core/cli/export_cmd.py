@@ -173,7 +173,7 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
                 from .conversations_cmd import conversation_senders
 
                 row, figures = window_head(row, turns, figures, lambda files: conversation_senders(root, cid, files),
-                                           audit.turn_at, audit.companions, audit.title)
+                                           audit.turn_at, audit.companions, audit.title, audit.relayed)
             turns = [prose.masker.tree(audit.header(row, turns, bad, figures, written)), *turns]
             prose.unwritten |= set(audit.unwritten) - set(written)
         data = lines_written(turns, fmt)

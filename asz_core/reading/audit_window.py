@@ -79,7 +79,8 @@ LATE_SAID = ("; a result inside the window of a call made before it is a line of
 
 def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
                 senders: Callable[[set[str]], list[dict]], at: Optional[dict] = None,
-                companions: Optional[set[str]] = None, title: Optional[str] = None) -> tuple[dict, dict]:
+                companions: Optional[set[str]] = None, title: Optional[str] = None,
+                relayed: Optional[dict] = None) -> tuple[dict, dict]:
     """The list row and figures an ``--in-range-only`` header is made from (:meth:`Audit.header`), read from the
     window's records only, so that a closed window's header stays byte for byte while the conversation goes on
     (docs/reading.md, "The audit form of prose"): ``from`` and ``to`` the first and last time of ``lines`` (the
@@ -89,8 +90,10 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
     ``senders`` of the landed files ``lines`` come from only (``senders(files)``: who sent them, as the row's);
     ``title`` (:func:`window_title`) when given; ``errors_said`` the window's error steps' lines in ``asz ls``'s words
     (:func:`~asz_core.view.rate_words.error_words`; render 11); of the row's problems, a missing companion file only when a record in
-    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's); and
-    ``status_read`` (:data:`STATUS_READ`) among the figures."""
+    the window names it (``companions``: :attr:`Audit.companions`; trial 27b F1: a call of the next day's), and the
+    line of sub-agent calls read from progress records (:data:`~asz_core.view.usage_relayed.RELAYED_PREFIX`) said of
+    the copies the window's records hold (``relayed``: :attr:`Audit.relayed`), none when they hold none: the day of
+    its progress records, as the calls count there; and ``status_read`` (:data:`STATUS_READ`) among the figures."""
     row, figures = dict(row or {}), dict(figures)
     figures["status_read"] = STATUS_READ + (LATE_SAID if late_results_drawn() else "")  # the window's results only
     if title is not None:
@@ -100,6 +103,11 @@ def window_head(row: Optional[dict], lines: Sequence[dict], figures: dict,
 
         theirs = {missing_companion_line(p): p for p in _companion_paths(row["problems"])}
         row["problems"] = [p for p in row["problems"] if p not in theirs or theirs[p] in companions]
+    if relayed is not None and row.get("problems"):
+        from ..view.usage_relayed import RELAYED_PREFIX, relayed_lines
+
+        row["problems"] = [x for p in row["problems"] for x in (
+            relayed_lines(relayed) if isinstance(p, str) and p.startswith(RELAYED_PREFIX) else [p])]
     at = at or {}
     times = [ns // 1_000_000 if (ns := parse_instant(line.get("ts"))) is not None else at.get(record_of(line))
              for line in lines]

@@ -267,4 +267,13 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   each (trial 48c F4: a Kiro line copied byte for byte, read in the copy under the request a model line inserted
   before it opened; :mod:`~asz_core.view.conflict_fields`, :data:`FIELDS_RENDER`). A copy of render 43 or before is
   made again with the earlier words.
+- render 45: a sub-agent's model calls seen only in the progress records Claude Code copied them into (its own
+  transcript not landed) are counted from the copies, each an ``llm.call`` node read from its last copy under the tool
+  call that started it, in every figure (md's and html's head, talks and call lines, a folder index's row, the json
+  document), as ccusage counts them, and the problem line says ``counted from the last copy of each``, where render 44
+  counted none of them (``in no figure``; trial 48a F1 follow-up, fix49a); and the models line of a conversation every
+  call of which is counted in another session says ``models M, counted in ID``, not ``(none recorded)``
+  (:data:`~asz_core.view.usage_relayed.RELAYED_RENDER`, :data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`). A copy
+  of render 44 or before is made again as it was drawn, but a folder export's index row of such a conversation: the
+  rows are kept counted by today's rule.
 """

@@ -90,6 +90,21 @@ def _companions_named(rec: dict) -> list[str]:
     return [p for p in got if p]
 
 
+def _relayed_named(rec: dict, dialect: str) -> list[tuple[str, dict]]:
+    """``[(llm.call node id, copy)]`` of the sub-agent reply ``rec`` copies (its adapter's ``relayed_calls``: a Claude
+    Code ``progress`` record; :mod:`asz_core.view.usage_relayed`), ``[]`` for any other record (nearly all: only a
+    record naming no call and holding one data part is asked about)."""
+    parts = rec.get("parts")
+    if rec.get("call") or not dialect or not isinstance(parts, list) or len(parts) != 1:
+        return []
+    from ..flow.model import kind_id
+    from ..view.titles import ask_adapter
+
+    got = ask_adapter(dialect, "relayed_calls", [rec])
+    return [(kind_id("call", c["call"]), c) for _row, c in got if isinstance(c, dict) and isinstance(c.get("call"), str)
+            and c["call"]] if isinstance(got, list) else []
+
+
 def removed_text(rec: dict) -> bool:
     """Whether retention took the text of ``rec`` (a skeleton's record: a text or media part says ``state``
     ``removed``, docs/push.md): a person turn's kind (a typed prompt or a command, an interrupt notice or a list of
@@ -193,6 +208,7 @@ class Audit:
         self.next_at: dict[tuple, int] = {}
         #: the companion files the records counted name (``--in-range-only``: the window's; :func:`window_head`)
         self.companions: set[str] = set()
+        self.relayed: dict[str, dict] = {}  #: the sub-agent calls the window's records copy (_relayed_named, window_head)
         #: ``--in-range-only``: the header's title (:func:`window_title`), set where the lines are placed
         self.title: Optional[str] = None
         #: the lines of the execution records joined to no tool call (:meth:`_executed`), by time; ``files``: landed
@@ -229,18 +245,19 @@ class Audit:
         ns = parse_instant(rec.get("time"))
         if ns is None:
             key = record_of({"file": file, "row": row})
-            self._untimed.setdefault(stream, []).append((key, delta, taken, _companions_named(rec)))
+            self._untimed.setdefault(stream, []).append((key, delta, taken, _companions_named(rec) + _relayed_named(rec, self.dialect)))
             return got
         self._settle(stream, ns // 1_000_000)
         if ms_in_window(ns // 1_000_000, *self.window):
-            self._add(delta, taken, _companions_named(rec))
+            self._add(delta, taken, _companions_named(rec) + _relayed_named(rec, self.dialect))
         return got
 
-    def _add(self, delta: dict, taken: list, companions: list) -> None:
+    def _add(self, delta: dict, taken: list, named: list) -> None:  # named: companion files' paths, (node id, copy) pairs
         for k, v in delta.items():
             self.left_out[k] = self.left_out.get(k, 0) + v
         self.unwritten += taken
-        self.companions.update(companions)
+        self.companions.update(x for x in named if isinstance(x, str))
+        self.relayed.update(x for x in named if isinstance(x, tuple))
 
     def _companions_of(self, rec: dict) -> None:
         self.companions.update(_companions_named(rec))

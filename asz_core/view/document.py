@@ -36,7 +36,8 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
-from .usage_continues import repeated_calls
+from .usage_relayed import UNCOUNTED_BEFORE
+from .usage_continues import repeated_calls, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
 
@@ -486,6 +487,10 @@ def _summary(v: DocumentView, b: ChainReader, fold, rounds: int, undescribed: in
         s.setdefault("continues", s["counted_there"]["continues"])
     if there_split(v.there, v.links)[1]:  # calls that go on in a later session, which holds their last line: counted there (trial 33a F1)
         s["counted_later"] = counted_later_key(v)
+    if (v.there or links.earlier) and not s.get("models") and not UNCOUNTED_BEFORE.get():  # counted in another session (render 45)
+        there = {c.model for c in provider_calls(v.call_usage[k] for k in v.there) if c.model}
+        if there := sorted(there | repeated_models(v.sess.records, links.evidence, v.sess.unverified)):
+            s["models_there"] = there  # the models of the calls counted there, which asz conversation's line names
     if shares := _shares(v):  # ids shared, neither continuing
         s["shares"] = shares
     if fold.head.changes_not_derived:  # editing tool calls with no changes record: not in changes (only when some)

@@ -33,6 +33,20 @@ def repeated_calls(records: dict[int, list[dict]], evidence: Iterable[tuple[int,
     return len(keys)
 
 
+def repeated_models(records: dict[int, list[dict]], evidence: Iterable[tuple[int, int]], unverified: Iterable[int] = ()) -> set[str]:
+    """The models the call records among those a session repeats from the one it continues name (``evidence`` and
+    ``records`` as for :func:`repeated_calls`), those of files in ``unverified`` left out (a model read from them is no
+    fact) and the runtime's own ``<synthetic>`` notice: the models of the calls counted there (``models_there``)."""
+    skip = set(unverified)
+    out = set()
+    for seq, row in evidence:
+        recs = records.get(seq)
+        if seq not in skip and recs is not None and 0 < row <= len(recs) and recs[row - 1].get("call") \
+                and isinstance(m := recs[row - 1].get("model"), str) and m and m != "<synthetic>":
+            out.add(m)
+    return out
+
+
 def continued_rows(rows: list[dict], counted: Iterable[Any]) -> list[dict]:
     """The session view's ``rows`` (``conversation`` keyed), each of a conversation whose places name the one it
     continues (``counted``: :class:`~asz_core.view.usage_report.Counted`) with ``continues``, ``{"conversation": ID,

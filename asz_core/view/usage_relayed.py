@@ -1,36 +1,50 @@
-"""The ``summary.problems`` line about model calls seen only where the runtime copied them into another stream's file
-(trial 48a F1): Claude Code 2.1.x writes each reply of a sub-agent into its parent's transcript as a ``progress``
-record, which lands whole as the runtime's bookkeeping and names no call (seed 000), so no figure counts it. A call is
-counted from the records of the stream that made it (seed 003, 1a: the sub-agent's own transcript); when none of them
-landed (the sub-agent's file missing), the call would be lost without a word. The adapter reads its copies out of
-its own data parts (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.relayed_calls`), and this line says them:
-how many, of which sub-agents, their models and tokens, and that no figure counts them. One rule, never twice: a copy
-whose call (the message id) has an ``llm.call`` node in the conversation is that call, counted (or folded) there."""
+"""Model calls seen only where the runtime copied them into another stream's file (trial 48a F1): Claude Code 2.1.x
+writes each reply of a sub-agent into its parent's transcript as a ``progress`` record, which lands whole as the
+runtime's bookkeeping and names no call (seed 000). A call is read from the records of the stream that made it (seed
+003, 1a: the sub-agent's own transcript); when none of them landed (the sub-agent's file missing), the copies are the
+only record of the call. The adapter reads them out of its own data parts
+(:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.relayed_calls`); the view makes each such call an ``llm.call``
+node of its own (:func:`relayed_nodes`, under the tool call that started the sub-agent) with its usage read from its
+last copy (:func:`relayed_usage`), so every figure counts it by the one rule every call is counted by (trial 48a F1
+follow-up: ccusage counts them), and a ``summary.problems`` line says where they were read from (:func:`relayed_lines`).
+One rule, never twice: a copy whose call (the message id) has an ``llm.call`` node of the fold is that call, counted
+(or folded) there; root-wide, a call's key (message id and request id) is counted once."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Mapping
 
-from ..flow.model import kind_id
-from .usage import TOKEN_KINDS
+from ..flow.model import Node, Ref, kind_id
+from .usage import TOKEN_KINDS, CallUsage
 
-__all__ = ["RELAYED_PREFIX", "relayed_only", "relayed_lines"]
+__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "UNCOUNTED_BEFORE", "relayed_only", "relayed_lines", "relayed_nodes", "relayed_usage", "relayed_view"]
 
 #: How a ``summary.problems`` line about calls seen only in another stream's copies starts (:func:`relayed_lines`).
 RELAYED_PREFIX = "calls seen only in progress records: "
+#: The export render from which these calls are counted (:mod:`asz_core.reading.export_render`, render 45: fix49a), and
+#: a conversation every call of which is counted in another session names their models (``models_there``).
+RELAYED_RENDER = 45
+#: True while a copy of render 44 or before is drawn again (:func:`~asz_core.reading.export_render.drawing`): that
+#: asz counted none of these calls (no node, the line's ``in no figure``) and said no ``models_there``.
+UNCOUNTED_BEFORE: ContextVar[bool] = ContextVar("asz_relayed_uncounted", default=False)
+#: The ``usage_from`` attr of a relayed call's node (:func:`relayed_nodes`): its usage is read from the runtime's copy.
+RELAYED_FROM = "progress_copy"
 
 
 def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified: Mapping = {},
-                 repeated: Mapping = {}) -> dict[tuple[str, str], dict]:
-    """``(call, request) -> copy`` (``{"call", "request", "agent", "model", "usage"}``, the last copy in landed order) of
-    each model call the transcript files of a session copy (``headers`` seq -> header, ``records`` seq -> its records)
-    whose call has no ``llm.call`` node in ``nodes`` (its own records did not land). Files in ``unverified`` are
-    left out (what they hold is held back anyway), and so are the records ``repeated`` names (``(seq, row)``: a
-    resumed copy's lines of the session it continues, whose sub-agent calls are that session's, counted there:
-    trial 46a F2's copy). ``{}`` for a dialect whose adapter copies none."""
+                 repeated: Mapping = {}) -> dict[str, dict]:
+    """``llm.call`` node id (``call/<message id>``) -> its last copy in landed order (``{"call", "request", "agent",
+    "model", "usage", "tool"}``, with ``refs``: ``(seq, row)`` of every copy of the call, in landed order) of each
+    model call the transcript files of a session copy (``headers`` seq -> header, ``records`` seq -> its records)
+    copy whose call has no ``llm.call`` node in ``nodes`` (the fold's: its own records did not land). A call is its
+    message id, as a node is (a copy naming another request id than the call's own records is that call, not
+    another). Files in ``unverified`` are left out (what they hold is held back anyway), and so are the records
+    ``repeated`` names (``(seq, row)``: a resumed copy's lines of the session it continues, whose sub-agent calls are
+    that session's, counted there: trial 46a F2's copy). ``{}`` for a dialect whose adapter copies none."""
     from .titles import ask_adapter
 
-    out: dict[tuple[str, str], dict] = {}
+    out: dict[str, dict] = {}
     for seq in sorted(records):
         h = headers.get(seq)
         if h is None or h.kind != "transcript" or seq in unverified:
@@ -40,17 +54,63 @@ def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified:
             continue
         for row, c in got:
             if (seq, row) not in repeated and isinstance(c, Mapping) and isinstance(call := c.get("call"), str) and call \
-                    and kind_id("call", call) not in nodes:
-                out[(call, str(c.get("request") or ""))] = dict(c)
+                    and (nid := kind_id("call", call)) not in nodes:
+                refs = out[nid]["refs"] if nid in out else []
+                refs.append((seq, row))
+                out[nid] = dict(c, refs=refs)
     return out
 
 
-def relayed_lines(headers: Mapping, records: Mapping, nodes: Mapping, unverified: Mapping = {},
-                  repeated: Mapping = {}) -> list[str]:
-    """One ``summary.problems`` line (:data:`RELAYED_PREFIX`) of :func:`relayed_only`'s calls: how many, of which
-    sub-agents, per model their calls and four token counts, and that no figure counts them; ``[]`` when none (nearly
-    always: a sub-agent's own file landed, or the runtime copies none)."""
-    only = relayed_only(headers, records, nodes, unverified, repeated)
+def relayed_view(sess, nodes: Mapping, repeated: Mapping, stream_of) -> tuple[dict[str, dict], Mapping, dict[str, CallUsage]]:
+    """``(only, nodes, usage)`` of a conversation's view: :func:`relayed_only`'s calls of ``sess`` (a
+    :class:`~asz_core.view.session_records.LandedSession`; ``nodes`` the fold's, ``repeated`` a resumed copy's
+    records of the session it continues), the nodes with each one's :func:`relayed_nodes` node added (a new dict; the
+    fold's stay as they are), and their :func:`relayed_usage`; ``nodes`` and ``{}`` when there are none, or while a
+    copy of render 44 or before is drawn again (:data:`UNCOUNTED_BEFORE`)."""
+    only = relayed_only(sess.headers, sess.records, nodes, sess.unverified, repeated)
+    if not only or UNCOUNTED_BEFORE.get():
+        return only, nodes, {}
+    return only, {**nodes, **relayed_nodes(only, nodes, stream_of)}, relayed_usage(only, sess.times)
+
+
+def relayed_nodes(only: Mapping[str, dict], nodes: Mapping, stream_of) -> dict[str, Node]:
+    """An ``llm.call`` node of each of :func:`relayed_only`'s calls (``only``): its copies as its refs, on the stream of
+    the file holding them (``stream_of(seq)``), under the tool call that started the sub-agent when the fold holds
+    it (``tool/<tool>``), else under none (drawn among the loose nodes).
+    Its attrs: ``fragments`` (the copies), ``usage_from`` :data:`RELAYED_FROM`, ``relayed_by`` (the sub-agent's id,
+    when named)."""
+    out = {}
+    for nid, c in only.items():
+        refs = [Ref(seq, row) for seq, row in c["refs"]]
+        tool = kind_id("tool", c["tool"]) if isinstance(c.get("tool"), str) and c["tool"] else ""
+        attrs = {"fragments": len(refs), "usage_from": RELAYED_FROM}
+        if c.get("agent"):
+            attrs["relayed_by"] = c["agent"]
+        out[nid] = Node(id=nid, kind="llm.call", parent=tool if tool in nodes else "", stream=stream_of(refs[0].seq),
+                        ref=refs[0], refs=refs, attrs=attrs)
+    return out
+
+
+def relayed_usage(only: Mapping[str, dict], times: Mapping) -> dict[str, CallUsage]:
+    """The usage of each of :func:`relayed_only`'s calls (``only``), as every call's (:class:`CallUsage`): read from its
+    last copy (the runtime's last streamed snapshot, as a call's own last fragment is read), lane ``subagent``, at the
+    instant of that copy's record (``times`` seq -> the landed records' instants, ns): the day of its progress record."""
+    out = {}
+    for nid, c in only.items():
+        seq, row = c["refs"][-1]
+        ts = times.get(seq) or ()
+        u = c.get("usage")
+        usage = None if not isinstance(u, Mapping) else {**dict.fromkeys(TOKEN_KINDS, 0),  # a count left out is zero
+                                                         **{k: v for k, v in u.items() if type(v) is int and v >= 0}}
+        out[nid] = CallUsage(usage=usage, state="last_seen", model=str(c.get("model") or ""), lane="subagent",
+                             time=ts[row - 1] if 0 < row <= len(ts) else None, request=str(c.get("request") or ""))
+    return out
+
+
+def relayed_lines(only: Mapping[str, dict]) -> list[str]:
+    """One ``summary.problems`` line (:data:`RELAYED_PREFIX`) of :func:`relayed_only`'s calls (``only``): how many, of
+    which sub-agents, per model their calls and four token counts, and that they are counted from the copies; ``[]``
+    when none (nearly always: a sub-agent's own file landed, or the runtime copies none)."""
     if not only:
         return []
     agents = sorted({c["agent"] for c in only.values() if c.get("agent")})
@@ -65,6 +125,8 @@ def relayed_lines(headers: Mapping, records: Mapping, nodes: Mapping, unverified
     models = "; ".join(f"{m} {t[0]:,} call(s), in {t[1]:,}, out {t[2]:,}, cache_read {t[3]:,}, cache_write {t[4]:,}"
                        for m, t in sorted(by_model.items()))
     who = f"sub-agent(s) {', '.join(agents[:10])}{', …' if len(agents) > 10 else ''}" if agents else "another stream"
+    how = ("in no figure (asz counts a call from the records of the stream that made it, never from a copy)"
+           if UNCOUNTED_BEFORE.get() else  # render 44 and before
+           "counted from the last copy of each, as ccusage counts them (a call's own records, when they land, are what asz reads)")
     return [f"{RELAYED_PREFIX}{len(only):,} model call(s) of {who} whose own transcript did not land, seen only as the "
-            f"copies the runtime wrote into this conversation's file as progress records ({models}): in no figure "
-            "(asz counts a call from the records of the stream that made it, never from a copy)"]
+            f"copies the runtime wrote into this conversation's file as progress records ({models}): {how}"]

@@ -23,7 +23,7 @@ from .media import media_of
 from .session_records import LandedSession
 from .usage import CallUsage, folded_copies, incomplete_lines, mark_rates_unchecked, outside_call_lines, rates_unchecked, read_call, undescribed_call_lines, \
     unended_lines, unnamed_call_lines
-from .usage_relayed import relayed_lines
+from .usage_relayed import relayed_lines, relayed_view
 from .unended import caught_lines, gap_lines, lost_lines, partly_lines
 
 __all__ = ["NOTICES_READ", "ViewBase", "untimed_lines"]
@@ -37,12 +37,14 @@ class ViewBase(Companions):
         self.fold = fold
         self.sess = sess
         self.hide = set(b.hide)
-        self.nodes = fold.nodes
+        self.links = links or Links()
+        self._streams: dict[int, str] = {}  # seq -> its stream name
+        #: sub-agent calls seen only in progress records, each an llm.call node here ({} nearly always; trial 48a F1)
+        self.relayed, self.nodes, relayed = relayed_view(sess, fold.nodes, self.links.evidence, self._stream_of)
         self._talk_cache: dict[str, dict] = {}
         self._key_order: dict[tuple, bool] = {}  # a set of attrs keys -> whether it is sorted already (drawing)
         self._at: dict[str, int] = {}
         self._lanes: dict[str, str] = {}  # stream name -> a call's lane
-        self._streams: dict[int, str] = {}  # seq -> its stream name
         self.rank, self.children = self._in_file_order(sess.times)
         self.ordered_relations = sorted(fold.relations.values(), key=self._relation_key)
         self.edges: dict[str, list[dict]] = {}
@@ -53,11 +55,10 @@ class ViewBase(Companions):
             self.edges.setdefault(r.from_, []).append({"type": r.type, "other": r.to, "dir": "out", "quality": r.quality, "via": r.via})
             self.edges.setdefault(r.to, []).append({"type": r.type, "other": r.from_, "dir": "in", "quality": r.quality, "via": r.via})
         self.changes, self.executions, self.step_changes, self.step_executions, self.unrecorded = self._observations()
-        self.call_usage: dict[str, CallUsage] = self._call_usages()
+        self.call_usage: dict[str, CallUsage] = {**self._call_usages(), **relayed} if relayed else self._call_usages()
         unchecked = {seq for seq, h in sess.headers.items() if h is not None and rates_unchecked(h.dialect, h.adapter)}
         if unchecked:  # files landed before their adapter looked at a call's rate: their calls are said not checked
             mark_rates_unchecked(self.call_usage, self.nodes, unchecked)
-        self.links = links or Links()
         #: llm.call node id -> the session counting it, not this one (:func:`~asz_core.view.links.calls_there`; {} nearly always)
         self.there: dict[str, str] = calls_there(sess, self.nodes, self.call_usage, self.links)
         #: issue 18: ``unres/parent/<id>`` entries of the document (set by the document builder)
@@ -264,17 +265,16 @@ class ViewBase(Companions):
         return changes, executions, step_changes, step_executions, unrecorded
 
     def usage_lines(self) -> list[str]:
-        """The ``summary.problems`` lines on usage: each call whose usage lacks a count (:func:`~asz_core.view.usage.incomplete_lines`),
-        the records with usage no call holds (:func:`~asz_core.view.usage.outside_call_lines`), the transcript records no call could be read from
-        (:func:`~asz_core.view.usage.undescribed_call_lines`), the calls counted from fragments naming no request id beside two or more that do
-        (:func:`~asz_core.view.usage.unnamed_call_lines`), the calls seen only in another stream's copies (:func:`~asz_core.view.usage_relayed.relayed_lines`),
-        the runs that started and never ended (:func:`~asz_core.view.usage.unended_lines`), the runs landed with what is known
-        (:func:`~asz_core.view.unended.partly_lines`), the questions whose trace never arrived (:func:`lost_lines`), the root's gaps within the
-        conversation's span (:func:`gap_lines`), the steps that failed while the run above went on (:func:`caught_lines`); in that order."""
+        """The ``summary.problems`` lines on usage, in this order: each call whose usage lacks a count (``usage.incomplete_lines``), the
+        records with usage no call holds (``outside_call_lines``), the transcript records no call could be read from (``undescribed_call_lines``),
+        the calls counted from fragments naming no request id beside two or more that do (``unnamed_call_lines``), the calls read from another
+        stream's copies (``usage_relayed.relayed_lines``), the runs that started and never ended (``unended_lines``), the runs landed with what is
+        known (``unended.partly_lines``), the questions whose trace never arrived (:func:`lost_lines`), the root's gaps within the conversation's
+        span (:func:`gap_lines`), the steps that failed while the run above went on (:func:`caught_lines`)."""
         return (incomplete_lines(self.call_usage) + outside_call_lines(self.children, self.sess.record, self.sess.records)
                 + undescribed_call_lines(self.sess.headers, self.sess.records, self.sess.listed_parts())
                 + unnamed_call_lines(self.call_usage, self.nodes, self.sess.record)
-                + relayed_lines(self.sess.headers, self.sess.records, self.nodes, self.sess.unverified, self.links.evidence)
+                + relayed_lines(self.relayed)
                 + unended_lines(self.sess.headers, self.sess.records) + partly_lines(self.sess.headers, self.sess.records)
                 + lost_lines(self.sess.headers, self.sess.records) + gap_lines(self.sess.root, self.sess.headers, self.sess.records) + caught_lines(self.sess.headers, self.sess.records))
 

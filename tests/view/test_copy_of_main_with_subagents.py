@@ -51,6 +51,9 @@ def test_a_copy_of_the_main_file_continues_the_session_owning_sub_agents(corpus_
     assert [(r["conversation"], r["calls"]) for r in billed if r["calls"]] == [(A, whole)], billed
     said = asz_ok("conversation", B[:8], "--root", str(root))
     assert f"continues {A[:8]}" in said, said
+    # the copy's calls are counted in A: its models line names theirs there, not '(none recorded)' (fix49a)
+    models = sorted({m["model"] for m in transcript_calls([original]).values()})
+    assert f"\nmodels {', '.join(models)}, counted in {A}\ntokens 0, counted in {A} " in said, said
     # the copy's progress records of A's sub-agent are A's, counted there from its sub-agent file: not said (48a F1)
     assert "calls seen only in progress records" not in said + asz_ok("conversation", A[:8], "--root", str(root))
     v = asz_in_process("verify", "--figures", "--root", str(root))

@@ -86,8 +86,10 @@ def test_conversation_says_where_its_call_is_counted(pair):
     said = asz_ok("conversation", A, "--root", str(root))
     assert f"tokens 0, counted in {B} ({COUNTED_LATER_WHY})" in said and f"cost $0.00, counted in {B}" in said, said
     assert "tokens not recorded" not in said
+    # its models line names the model of the call counted there, not '(none recorded)' (fix49a; render 44)
+    assert f"\nmodels claude-opus-4-5-20251101, counted in {B}\ntokens 0" in said and "(none recorded)" not in said, said
     md = asz_ok("export", A, "--format", "md", "--root", str(root))
-    assert f"tokens 0, counted in {B} ({COUNTED_LATER_WHY})" in md
+    assert f"tokens 0, counted in {B} ({COUNTED_LATER_WHY})" in md and f"models claude-opus-4-5-20251101, counted in {B}" in md
     assert "tokens in 6, out 560, cache read 2,000, cache write 200" in asz_ok("conversation", B, "--root", str(root))
     from starlette.testclient import TestClient
 

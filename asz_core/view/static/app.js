@@ -2038,7 +2038,8 @@
       add(app, h('div', { class: 'chips', id: 'usage' },
         chip('project', (s.project || (s.removed ? '(removed by retention)' : '—')) + (s.git_branch ? ' (' + s.git_branch + ')' : '')),
         chip('runtime', [rt.name, rt.version].filter(Boolean).join(' ') || '—'),
-        chip('models', (s.models || []).join(', ') || modelsUnnamed(s.llm_calls)),
+        chip('models', s.counted_in && (s.models_there || []).length ? s.models_there.join(', ') + ', counted in ' + s.counted_in :  // fix49a
+          (s.models || []).join(', ') || modelsUnnamed(s.llm_calls)),
         s.calls_grouped && s.llm_calls ? h('span', { class: 'chip', id: 'calls-grouped', title: s.calls_grouped },  // F15: asz's grouping
           'model calls ', h('b', null, num(s.llm_calls)), ' (grouped by asz: ' + s.calls_grouped + ')') : null,
         s.counted_in ? chip('tokens', '0, counted in ' + s.counted_in + ' (' + s.counted_why + ')') :  // the words view.counted_in chose (46a F5, 48a F4)
