@@ -201,14 +201,14 @@ def conversations(
     after the table says how (--json: calls_grouped); TALKS and CALLS read - where none could be read while transcript
     records the dialect could not read may hold some (a Kiro session in UTF-16; --json: calls_unread). Landed
     sessions with no conversation chain (never parsed, e.g. after collect --no-parse, or their rounds removed) are in no row; a last line
-    counts and names them (on stderr with --json). Sessions the root's _sessions.list names whose directory is gone
+    counts and names them (on stderr with --json). A conversation whose chain folder or rounds folder is a symbolic link is in no row either (asz follows no link inside a root): a line under the table names it (on stderr with --json), a linked rounds folder with the link's target and the way back, and the count line counts it as left out. Sessions the root's _sessions.list names whose directory is gone
     or emptied are counted in one note on stderr (asz verify names them). A conversation that does not read
     has no times: --since/--until cannot place it, and a line under the table
     names it (on stderr with --json). A verified one whose document lists problems has STATE marked ! and a line
     under the table counting them (--json: problems, the document's list); one whose session has a source the collector no longer
     reads (a conflict) has STATE followed by stopped and a line naming it (--json: conflicts); one a model request or a run of which failed (a failed LangGraph trace, a Claude Code API error retried or not) by errors, one whose runs started and never ended (the app crashed) by never ended, each with a line in asz conversation's words (--json: api_errors, never_ended). --sort and --limit order and cut the rows; the last line then says how many matched. On a terminal too narrow for the table, CHANGES, TALKS,
     DURATION, CALLS, PROJECT, TOKENS (and SENT BY) are left out in turn until it fits (said on stderr; a pipe gets every column). In a root asz receive landed, SENT BY (before STATE) names the instance ids that sent each conversation.
-    Exit 0 when listed (also an empty root's none), 1 when the root is missing or the filters match no conversation
+    Exit 0 when listed (also an empty root's none, and with conversations left out for a linked folder, said: asz verify is the command that fails on it and names it), 1 when the root is missing or the filters match no conversation
     (said on stderr: asz ls: no conversation matched --model M (of N in ROOT; …); --json prints []), or when landed sessions a stopped pass or parse left unparsed (a full file system, Ctrl-C, SIGTERM, a kill) are in no row (said on stderr: asz ls: the answer is incomplete (exit 1): …; not for a collector at work nor after collect --no-parse), or when a row listed has a source the collector no longer reads (STATE stopped: the lines it holds past what landed are in no figure; said the same way), 2 on usage errors.
     """
     cmd = ctx.info_name or "conversations"  # ls or conversations: every message names the command typed
@@ -549,10 +549,19 @@ def say_missing_sessions(root: Path) -> None:
         typer.echo(f"note: {note}", err=True)
 
 
+#: ``asz ls --help``: the alias, and what it leaves out and says (fix48m: a linked rounds folder was said nowhere in it).
+LS_HELP = ("Alias of asz conversations (whose help says every column, mark and line). What it leaves out it says: "
+           "landed sessions with no conversation chain, and a conversation whose chain folder or rounds folder is a "
+           "symbolic link (asz follows no link inside a storage root), each named in a line under the table (on stderr "
+           "with --json), a linked rounds folder with the link's target and the way back, and counted as left out in "
+           "the count line. A linked folder leaves the exit code as it is (0 when the rest is listed): asz verify is "
+           "the command that fails on it and names it.")
+
+
 def register(app: typer.Typer) -> None:
     """Add ``conversations`` and its alias ``ls`` to ``app``."""
     app.command("conversations")(conversations)
-    app.command("ls", help="Alias of asz conversations.")(conversations)
+    app.command("ls", help=LS_HELP)(conversations)
 
 
 def _linked_chains(root) -> str:

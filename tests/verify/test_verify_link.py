@@ -237,15 +237,18 @@ def test_a_conversation_whose_rounds_folder_is_a_link_is_said_by_ls_usage_and_th
     assert said.format("listed") in table.stdout
     js = asz("ls", "--root", str(root), "--json")
     assert conv not in {r["id"] for r in json.loads(js.stdout)} and f"asz ls: {said.format('listed')}" in js.stderr
+    assert js.returncode == 0, js.stderr  # a reader that said what it left out and answered the rest: exit 0 (docs/cli.md)
     u = asz("usage", "--root", str(root), "--json")
-    assert f"asz usage: {said.format('counted')}" in u.stderr, u.stderr
+    assert u.returncode == 0 and f"asz usage: {said.format('counted')}" in u.stderr, u.stderr
     t = asz("usage", "tools", "--root", str(root))
     assert f"asz usage: {said.format('counted')}" in t.stderr and f"\n{len(every) - 1:,} conversation(s) read" in t.stdout, t
     s = asz("search", "the", "--root", str(root), "--limit", "1")
-    assert f"asz search: note: {said.format('searched')}" in s.stderr, s.stderr
+    assert s.returncode == 0 and f"asz search: note: {said.format('searched')}" in s.stderr, s.stderr
     x = asz("secrets", "--root", str(root))
     assert f"asz secrets: note: {said.format('scanned')}" in x.stderr, x.stderr
     e = asz("export", "--root", str(root), "--until", "2000-01-01", "--out", str(tmp_path / "out"))
-    assert f"asz export: note: {said.format('exported')}" in e.stderr, e.stderr
+    assert e.returncode == 0 and f"asz export: note: {said.format('exported')}" in e.stderr, e.stderr
+    helped = " ".join(asz("ls", "--help").stdout.split())
+    assert "chain folder or rounds folder is a symbolic link" in helped and "asz verify is the command that fails" in helped
     note = TestClient(create_app(ViewState(root)), base_url="http://127.0.0.1").get("/api/conversations").json()["note"]
     assert said.format("listed") in note, note
