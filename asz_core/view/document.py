@@ -36,7 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
-from .usage_relayed import UNCOUNTED_BEFORE
+from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_within
 from .usage_continues import repeated_calls, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
@@ -218,7 +218,8 @@ def _usage_within(v: DocumentView, sess, nid: str, within: Callable[[int, int], 
             and within(r.seq, ords[r.row - 1])]
     if not refs:
         return {}
-    got = v.read_call(msgspec.structs.replace(n, refs=refs, ref=None))
+    got = v.read_call(msgspec.structs.replace(n, refs=refs, ref=None)) if n.attrs.get("usage_from") != RELAYED_FROM \
+        else relayed_within(sess, refs) or msgspec.structs.replace(v.call_usage[nid], usage=None)  # a sub-agent's call read from its copies (fix49a)
     by_request = {q.request: q.usage for q in got.requests} if got.requests else {got.request: got.usage}
     return {ident: (by_request.get(ident.split("#", 1)[1]) if "#" in ident else got.usage) for ident in idents}
 

@@ -18,7 +18,7 @@ from typing import Mapping
 from ..flow.model import Node, Ref, kind_id
 from .usage import TOKEN_KINDS, CallUsage
 
-__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "UNCOUNTED_BEFORE", "relayed_only", "relayed_lines", "relayed_nodes", "relayed_usage", "relayed_view"]
+__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "UNCOUNTED_BEFORE", "relayed_only", "relayed_lines", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
 
 #: How a ``summary.problems`` line about calls seen only in another stream's copies starts (:func:`relayed_lines`).
 RELAYED_PREFIX = "calls seen only in progress records: "
@@ -105,6 +105,21 @@ def relayed_usage(only: Mapping[str, dict], times: Mapping) -> dict[str, CallUsa
         out[nid] = CallUsage(usage=usage, state="last_seen", model=str(c.get("model") or ""), lane="subagent",
                              time=ts[row - 1] if 0 < row <= len(ts) else None, request=str(c.get("request") or ""))
     return out
+
+
+def relayed_within(sess, refs: list) -> CallUsage | None:
+    """The usage of a relayed call's node (:func:`relayed_nodes`) read from its copies ``refs`` alone (some of its
+    refs: those a receiver holds, ``asz push``'s metrics), as :func:`relayed_usage` reads it from all: its last copy
+    among them; None when that record copies no call (its adapter says none)."""
+    from .titles import ask_adapter
+
+    ref = max(refs, key=lambda r: (r.seq, r.row))
+    h, rec = sess.headers.get(ref.seq), sess.record(ref)
+    got = ask_adapter(h.dialect, "relayed_calls", [rec]) if h is not None and rec is not None else None
+    if not isinstance(got, list) or len(got) != 1 or not isinstance(got[0][1], Mapping):
+        return None
+    c = dict(got[0][1], refs=[(ref.seq, ref.row)])
+    return relayed_usage({"": c}, sess.times)[""]
 
 
 def relayed_lines(only: Mapping[str, dict]) -> list[str]:

@@ -214,3 +214,37 @@ def test_with_its_sub_agent_files_each_copy_is_counted_once(corpus_projects: Pat
     assert total["calls"] == len(calls) == 543, total  # spec/reader-anchors.md
     assert total["usage"]["out"] == sum(source_usage(m["usage"])["out"] for m in calls.values()) == 163933
     assert RELAYED_PREFIX not in p.stderr, p.stderr
+
+
+def test_a_relayed_call_read_from_some_of_its_copies(alone):
+    """``asz push``'s metrics read a call from the records a receiver holds (``checked_call_ids_within``): a relayed
+    call from the last of its copies kept, as from all of them. Cut after each copy's line in turn, every call's usage
+    is its last copy up to the cut, counted from the source lines."""
+    from asz_core.view.document import checked_call_ids_within
+
+    root, main = alone
+    seen: dict[str, list[tuple[int, dict]]] = {}  # message id -> (line, usage) of each copy, in line order
+    for i, line in enumerate(main.read_bytes().splitlines(), 1):
+        d = json.loads(line)
+        m = (d.get("data") or {}).get("message") if d.get("type") == "progress" else None
+        if isinstance(m, dict) and m.get("type") == "assistant" and d["data"].get("type") == "agent_progress":
+            seen.setdefault(m["message"]["id"], []).append((i, source_usage(m["message"]["usage"])))
+    assert sum(len(x) for x in seen.values()) == 19
+    for cut in sorted({i for x in seen.values() for i, _u in x})[::3]:
+        _calls, state, _p, before = checked_call_ids_within(root, SID, lambda seq, o, cut=cut: o <= cut)
+        assert state == "verified"
+        want = {f"call/{mid}": [u for i, u in x if i <= cut][-1] for mid, x in seen.items() if x[0][0] <= cut}
+        got = {k: before[k] for k in (f"call/{mid}" for mid in seen) if k in before}
+        assert got == want, cut
+
+
+def test_an_export_counts_them_and_checks(alone, truth, tmp_path):
+    root, _main = alone
+    out = tmp_path / "c.md"
+    asz_ok("export", SID[:8], "--format", "md", "--out", str(out), "--root", str(root))
+    t, (model,) = truth["all"], truth["model"]
+    head = out.read_text().split("\n## ", 1)[0]
+    assert f"- tokens in {t['in']:,}, out {t['out']:,}, cache read {t['cache_read']:,}, cache write {t['cache_write']:,}" in head
+    assert f"- models {model}, " in head
+    v = asz_in_process("verify", "--export", str(out), "--root", str(root))
+    assert v.returncode == 0 and "the copy checks against the root" in v.stdout, v.stdout + v.stderr
