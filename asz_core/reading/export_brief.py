@@ -5,7 +5,8 @@ conversation is ~280 KB, most of it tool results and context the runtime injecte
 said and what was done, and counts what it leaves out:
 
 - the person's words (a prompt, a talk's prompt: what a subagent was asked) and the agent's replies, whole, as the
-  full form draws them (Markdown stays Markdown, headings moved down: :func:`~asz_core.reading.export_blocks.nested`);
+  full form draws them (Markdown stays Markdown, headings moved down, a code fence a text leaves open closed after it:
+  :func:`~asz_core.reading.export_blocks.said_md`);
   a command the person typed as typed, in code; its output left out;
 - each tool call as one line: its name, what it acts on (:func:`~asz_core.reading.export_blocks.tool_gist`, the
   audit prose's and the HTML line's rule: :func:`~asz_core.view.placing.call_summary`), ``failed`` when its result is
@@ -27,12 +28,12 @@ import os
 
 from ..view.zone import local_text
 from .export import doc_dialect, markdown_head, talk_start
-from .export_blocks import GIST_CHARS, inline_code, nested, tool_gist
+from .export_blocks import GIST_CHARS, inline_code, nested, said_md, tool_gist
 from .export_refusals import tool_mark
 from .export_steps import media_line, steps
 from .termtext import md_line, md_visible
 
-__all__ = ["KINDS", "SIZES_RENDER", "left_out_line", "to_brief"]
+__all__ = ["KINDS", "SEALED_RENDER", "SIZES_RENDER", "left_out_line", "to_brief"]
 
 #: What the brief form leaves out, in the order its lines name them.
 KINDS = ("tool results", "tool inputs", "injected context texts", "compaction summaries", "runtime records",
@@ -44,6 +45,21 @@ _LABELLED = frozenset({"epoch.boundary", "control.notice", "runtime.notification
 
 #: The render from which a result retention took is said by its original size (:func:`_result_size`).
 SIZES_RENDER = 43
+
+
+#: The render from which the brief form draws a person's or the agent's text as the full md does, a code fence it
+#: leaves open closed after it (:func:`_said`; trial 49b F1).
+SEALED_RENDER = 46
+
+
+def _said(text: str) -> str:
+    """A person's or the agent's text as the brief form draws it: as the full md draws it
+    (:func:`~asz_core.reading.export_blocks.said_md`: headings moved down, a code fence it leaves open closed), from
+    render 46 (:data:`SEALED_RENDER`; trial 49b F1: a reply cut short inside ```` ```python ```` turned the rest of the
+    copy, its later talks too, into one code block in a CommonMark reader); before it, its headings moved down only."""
+    from .export_render import drawn
+
+    return said_md(text) if drawn() >= SEALED_RENDER else nested(md_visible(text))
 
 
 def _size(text: str) -> int:
@@ -123,7 +139,7 @@ def _blocks(blocks: list[tuple[str, str]], left: LeftOut, m) -> list[str]:
     out: list[str] = []
     for kind, text in blocks:
         if kind == "text" and md_visible(text).strip():
-            out += ["", nested(md_visible(m(text)))]
+            out += ["", _said(m(text))]
         elif kind == "command":
             out += ["", inline_code(md_visible(m(text)))]
         elif kind != "text":
@@ -155,7 +171,7 @@ def _step(st: dict, when: str, left: LeftOut, m) -> list[str]:
     if st.get("blocks"):
         body = _blocks(st["blocks"], left, m)
         return head + body if body else []
-    return head + (["", nested(md_visible(m(st["text"])))] if st["text"].strip() else [])
+    return head + (["", _said(m(st["text"]))] if st["text"].strip() else [])
 
 
 def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
@@ -169,7 +185,7 @@ def _talk(i: int, t: dict, dialect: str, total: LeftOut, mask) -> list[str]:
         lines = ["", f"## Talk {i}: {md_line(t['heading'])}"] + (["", f"*{local_text(start, '%Y-%m-%d %H:%M:%S')}*"] if start else [])
     if t["prompt"]:
         st = t["prompt"]
-        lines += ["", f"**{md_visible(st['who'])}**", "", nested(md_visible(mask.text(st["text"])))]
+        lines += ["", f"**{md_visible(st['who'])}**", "", _said(mask.text(st["text"]))]
     tools = False
     for st in t["steps"]:
         when = f" · {local_text(st['at'], '%H:%M:%S')}" if st["at"] else (f" · {st['untimed']}" if st.get("untimed") else "")

@@ -276,4 +276,9 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   (:data:`~asz_core.view.usage_relayed.RELAYED_RENDER`, :data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`). A copy
   of render 44 or before is made again as it was drawn, but a folder export's index row of such a conversation: the
   rows are kept counted by today's rule.
+- render 46: the brief md draws a person's and the agent's texts as the full md does, a code fence a text leaves open
+  closed after it (:func:`~asz_core.reading.export_blocks.sealed`, the full md's since render 16), where render 45
+  left it open and a CommonMark reader drew the rest of the copy, its later talks too, as one code block (trial 49b
+  F1; :data:`~asz_core.reading.export_brief.SEALED_RENDER`). A copy of render 45 or before is made again as it was
+  drawn.
 """
