@@ -41,7 +41,7 @@ __all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_left_out", "as_masked", "forms
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
 #: (``tests/reading/test_export_forms.py`` fails on a change of them without a bump).
-FORMS = 8
+FORMS = 9
 #: What each number's forms are, for the note (docs/reading.md, "Credentials").
 FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's and Azure's forms, passphrases)",
               2: "forms 2 (session 44: a PEM key's line breaks escaped at any depth, an address's password holding #)",
@@ -56,7 +56,9 @@ FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's
               7: "forms 7 (session 45, fix45e: a flag's value in an argument list, --secret-key and "
                  "--secret-access-key values, mysql -p beside a long switch or across line continuations)",
               8: "forms 8 (session 46, fix46d: mysql -p's value as an argument list's next item, aws configure set's "
-                 "aws_secret_access_key and aws_session_token values)"}
+                 "aws_secret_access_key and aws_session_token values)",
+              9: "forms 9 (session 49, fix49g: a command's password read to its shell word's end, quoted or holding "
+                 "& ( ), not cut there)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

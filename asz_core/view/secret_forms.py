@@ -21,6 +21,7 @@ import re
 from .automaton import Automaton, either
 from .secret_argv import argv_spans, with_extra
 from .secret_entities import entities_read
+from .secret_shell import shell_end
 from .secret_guards import continued_joined, looks_bearer, looks_keyword_password, looks_openai, looks_password, looks_random, looks_webhook
 from .secret_kinds import ESCAPED_BREAK, BY_MATCH as _BY_MATCH, GLUED as _GLUED, GUARDS as _GUARDS, HIDDEN as _HIDDEN
 from .secret_kinds import KINDS, SPLIT as _SPLIT, STARTS as _STARTS
@@ -89,10 +90,11 @@ def _held(name: str, m: re.Match) -> list[tuple[int, int]]:
     """``(start, end)`` of each credential a match ``m`` of form ``name`` finds (its group ``value``, else the whole
     match; each value :data:`_SPLIT` gives of a form holding several), none when it holds none: a value must not
     follow a letter, digit or ``_`` (:func:`_starts`; a :data:`_GLUED` form's may) and must pass the form's guard
-    (:data:`_GUARDS`; given the match too for the forms of :data:`_BY_MATCH`, whose name or flag decides)."""
+    (:data:`_GUARDS`; given the match too for the forms of :data:`_BY_MATCH`, whose name or flag decides); a command's
+    value then read on to its shell word's end (:func:`~asz_core.view.secret_shell.shell_end`)."""
     spans = _SPLIT[name](m) if name in _SPLIT else [m.span("value" if "value" in m.re.groupindex else 0)]
     guard = _GUARDS.get(name)
-    return [(a, b) for a, b in spans if (name in _GLUED or _starts(m.string, a)) and (
+    return [(a, shell_end(m, name, b)) for a, b in spans if (name in _GLUED or _starts(m.string, a)) and (
         guard is None or (guard(m.string[a:b], m) if name in _BY_MATCH else guard(m.string[a:b])))]
 
 

@@ -124,6 +124,8 @@ __all__ = ["ESCAPED_BREAK", "KINDS", "STARTS", "GUARDS", "BY_MATCH", "GLUED", "H
 #: the id).
 _AWS_NAME = r"(?i:(?:aws[_-]?)?secret[_-]?access[_-]?key|aws[_-]?secret[_-]?key)"
 _QUOTE = r"(?:\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
+#: :data:`_QUOTE` before a value, kept (group ``q``) for the value's shell reading (:mod:`asz_core.view.secret_shell`).
+_QUOTE_Q = r"(?P<q>\\?[\"']|&quot;|&#0?34;|&#x27;|&#0?39;)?"
 _SPACE = r"(?:\s|" + ESCAPED_BREAK + r")*"
 #: What gives a value to a name: its closing quote and a subscript's ``]`` (``app.config["SECRET_KEY"] = …``), then
 #: ``=``, ``==``, ``:=``, ``=>`` or ``:``; or `` is `` (``the db password is …``).
@@ -173,8 +175,21 @@ _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + 
 #: ``:`` with spaces or none (YAML, JSON: ``"NAME": "…"``); never ``==``.
 _ENV_SEP = (r"(?:" + _QUOTE + r"\]?[ \t]*:[ \t]*" + _QUOTE + r"|=(?!=)" + _QUOTE + r"|" + _QUOTE
             + r"\]?[ \t]*=(?!=)[ \t]*(?=\\?[\"'])" + _QUOTE + r")")
-#: A command's option value (a password given to ``-p``, ``-a``): up to white space, a quote or a code mark.
-_COMMAND_VALUE = r"[^\s\"'`;|&<>(){}\[\]\\]{4,}"
+#: An unquoted shell word's characters (:mod:`asz_core.view.secret_shell`, forms 9): none of white space, a quote, a
+#: code mark, ``;``, ``|``, ``<``, ``>``; a backslash only before a character it escapes and no JSON escape stands for.
+_SHELL_CHAR = r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu])"
+
+
+def _shell_value(least: int) -> str:
+    """A command's option value of ``least`` or more characters, as the shell reads its word: between the quotes
+    before and after it (a JSON text's ``\\"``, a double quote's, a single quote's: spaces, ``;`` and ``&`` in it), or
+    unquoted (:data:`_SHELL_CHAR`: ``&``, ``(`` and ``)`` in it; forms 9, trial 49a F1)."""
+    return (r"(?:(?<=\\\")(?:[^\"\\\r\n]|\\\\){%d,256}(?=\\\")|(?<=[^\\]\")(?:[^\"\\\r\n]|\\.){%d,256}(?=\")"
+            r"|(?<=')[^'\r\n]{%d,256}(?=')|%s{%d,})" % (least, least, least, _SHELL_CHAR, least))
+
+
+#: A command's option value (a password given to ``-p``, ``-a``): its shell word (:func:`_shell_value`).
+_COMMAND_VALUE = _shell_value(4)
 #: The prefixes of the forms :data:`PREFIXED` (a token of one of them begins so): what ``base64-token`` and
 #: ``continued-token`` look for, base64-encoded (the characters the prefix alone decides) or as written.
 _PREFIXES = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "AIza",
@@ -240,12 +255,12 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # judged harder, looks_mysql_password; session 46: or as an argument list's next item, ["mysql", "-p", "…"],
     # group item, judged as after a space)
     ("mysql-password", r"(?<![A-Za-z0-9_])(?P<prog>(?:mysql|mariadb)[A-Za-z_-]*)" + _WORDS + r"-p(?P<gap>[ \t]+|(?P<item>"
-     + ARGV + r"))?(?:\\?[\"'])?"
-     r"(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{4,})", ("mysql", "mariadb")),
+     + ARGV + r"))?(?P<q>\\?[\"'])?"
+     r"(?P<value>" + _COMMAND_VALUE + r")", ("mysql", "mariadb")),
     # the password of curl's -u/--user USER:PASSWORD (curl asks for it when none follows the ':'; -u USER alone
     # is no credential), in the same command
-    ("curl-password", r"(?<![A-Za-z0-9_])curl" + _WORDS + r"(?:-u[ \t]*|--user(?:[ \t]+|=))(?:\\?[\"'])?"
-     r"[^\s\"'`:;|&<>\\]{0,256}:(?P<value>[^\s\"'`;|&<>(){}\[\]\\]{1,256})", ("curl",)),
+    ("curl-password", r"(?<![A-Za-z0-9_])curl" + _WORDS + r"(?:-u[ \t]*|--user(?:[ \t]+|=))(?P<q>\\?[\"'])?"
+     r"[^\s\"'`:;|&<>\\]{0,256}:(?P<value>" + _SHELL_CHAR + r"{1,256})", ("curl",)),
     # the value of a command's --api-key or --apikey flag (--api-key VALUE, --api-key=VALUE, --openai-api-key …;
     # session 44), as a flag's password is judged (looks_flagged); its hints the flag's dash and first word (a text
     # holding none is not read for it: three looks, not one for each way of writing the name)
@@ -259,9 +274,9 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     # (session 43: or a flag's value after a space, --password PASS, --db-passwd PASS, the word ending the flag;
     # a passphrase of words joined by '-' taken where the name is a password's whole: looks_named_password)
     ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase|secret(?:[_-]access)?[_-]key|secret))"
-     + _FLAG_GAP + r"|(?i:(?P<word>password|passwd"
-     r"|passphrase|pwd|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE
-     + r"(?P<value>" + _PHRASE + r"|" + _VALUE + r"{5,}" + _VALUE_END + r")" + _NO_CALL,
+     + _FLAG_GAP + r"|(?:(?<=-)(?P<dash>))?(?i:(?P<word>password|passwd"
+     r"|passphrase|pwd|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE_Q
+     + r"(?P<value>" + _PHRASE + r"|" + _VALUE + r"{5,}" + _VALUE_END + r")(?(dash)|(?(flag)|" + _NO_CALL + r"))",
      ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
     # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
     # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the
@@ -288,12 +303,12 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
      ENV_SECRET_WORDS),
     # docker login's (podman's, nerdctl's) -p PASSWORD (--password is password's), in the same command
     ("docker-password", r"(?<![A-Za-z0-9_])(?:docker|podman|nerdctl)" + _GAP + r"login" + _WORDS
-     + r"-p(?:[ \t]+|=)?(?:\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("login",)),
+     + r"-p(?:[ \t]+|=)?(?P<q>\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("login",)),
     # sshpass -p PASSWORD (or -pPASSWORD), among sshpass's own options, before the command it runs
     ("sshpass-password", r"(?<![A-Za-z0-9_])sshpass(?:" + _GAP + r"-[A-Za-oq-z][^\s;|&]*?)*?" + _GAP
-     + r"-p[ \t]*(?:\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("sshpass",)),
+     + r"-p[ \t]*(?P<q>\\?[\"'])?(?P<value>" + _COMMAND_VALUE + r")", ("sshpass",)),
     # redis-cli -a PASSWORD / --pass PASSWORD, in the same command
-    ("redis-password", r"(?<![A-Za-z0-9_])redis-cli" + _WORDS + r"(?:-a|--pass)(?:[ \t]+|=)(?:\\?[\"'])?"
+    ("redis-password", r"(?<![A-Za-z0-9_])redis-cli" + _WORDS + r"(?:-a|--pass)(?:[ \t]+|=)(?P<q>\\?[\"'])?"
      r"(?P<value>" + _COMMAND_VALUE + r")", ("redis-cli",)),
     # a .netrc entry's password: machine HOST [login USER] [account A] password PASSWORD
     ("netrc-password", r"(?<![A-Za-z0-9_])machine[ \t]+[^\s\\]+(?:(?:\s|\\n)+(?i:login|account|port)[ \t]+[^\s\\]+)*?"

@@ -117,7 +117,7 @@ _COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+nega
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
 #: these (tests/view/test_titles_cache.py checks that the functions that do are defined here).
 TITLE_CODE = ("summary.py", "titles.py", "named_titles.py", "label_senders.py", "nodes.py", "session_records.py", "rows.py",
-              "secret_forms.py", "secret_kinds.py", "secret_guards.py", "time_order.py")
+              "secret_forms.py", "secret_kinds.py", "secret_guards.py", "secret_shell.py", "time_order.py")
 #: The store's ``PRAGMA user_version``: a store made by an older asz (3: entries without their seal; 2: fingerprints
 #: without the change times; 1: entries without the verification state) is emptied when opened, so it is rebuilt,
 #: never read.
