@@ -309,14 +309,15 @@ def refuse_missing_parent(out: Optional[Path]) -> None:
         raise typer.Exit(1)
 
 
-def out_folder(given: Optional[str], fmt: str = "", one: bool = False) -> tuple[Optional[Path], bool]:
+def out_folder(given: Optional[str], fmt: str = "", one: bool = False, chosen: bool = True) -> tuple[Optional[Path], bool]:
     """``(--out as a path, whether it names a folder for one conversation)``: it ends in a slash (``exp/newdir/``,
     made when missing as for several, never its parents; trial 38c F6 wrote a file ``exp/newdir`` and
     ``exp/newdir.manifest.json``) or is a folder already there. One conversation then goes into it as several do: its
     file, the index page and the folder's manifest. Exit 1 first when its parent folder is missing
     (:func:`refuse_missing_parent`); exit 2 when it is no folder and neither absent nor a regular file (a FIFO, a
     device, a link to one: :func:`~asz_core.cli.out_named.out_file`), or when ``one`` conversation's FILE ends in
-    another format's suffix than ``fmt``'s (:func:`refuse_suffix`); ``-`` is stdout (None)."""
+    another format's suffix than ``fmt``'s, or, ``fmt`` not ``chosen`` by ``--format``, a suffix that is not its own
+    (:func:`refuse_suffix`); ``-`` is stdout (None)."""
     from .out_named import STDOUT, out_file
 
     if given is None or given == STDOUT:  # --out -: stdout, as without --out (trial 47b F1)
@@ -324,23 +325,39 @@ def out_folder(given: Optional[str], fmt: str = "", one: bool = False) -> tuple[
     refuse_missing_parent(Path(given))
     folder = given.endswith(("/", os.sep)) or Path(given).is_dir()
     if one and not folder:
-        refuse_suffix(Path(given), fmt)
+        refuse_suffix(Path(given), fmt, chosen)
     return Path(given) if folder else out_file("export", "--out", given), folder
 
 
-def refuse_suffix(out: Path, fmt: str) -> None:
+#: Suffixes that name a format's own file besides its :data:`~asz_core.cli.export_folder.EXT` suffix.
+_ALSO = {"md": (".markdown", ".mdown", ".mkd"), "html": (".htm", ".xhtml"), "json": (), "prose": (".ndjson",),
+         "text": (".text", ".log")}
+
+
+def refuse_suffix(out: Path, fmt: str, chosen: bool = True) -> None:
     """Exit 2 when one conversation's ``--out`` FILE ends in another format's suffix (``--format html --out x.md``:
     trial 47b F3 wrote HTML into a .md file without a word, while several conversations' mismatch was already exit 2,
-    in the same words). No suffix, or one asz does not write (``.htm``, ``.markdown``, ``.log``), is written as asked."""
+    in the same words), or, the format not ``chosen`` by ``--format`` (md by default, or with ``--brief``; prose with
+    ``--audit``), in a suffix that is not the format's (trial 49b F4: ``--out chat.pdf`` wrote 1.8 MB of Markdown into
+    chat.pdf without a word); with ``--format`` given, such a suffix is written as asked and stderr warns of it. No
+    suffix, or one of the format's own (``.htm``, ``.markdown``: :data:`_ALSO`), is written as asked."""
     from .export_folder import EXT
+    from .jobs import usage_error
 
     ext, suffix = EXT[fmt], out.suffix.lower()
     other = next((f for f, e in EXT.items() if f".{e}" == suffix), None)
     if other is not None and suffix != f".{ext}":
-        from .jobs import usage_error
-
         raise usage_error("export", f"--out {out}: one conversation as {fmt} goes into a .{ext} file, not one "
                                     f"{out.suffix} file (--format {other}'s); give --out FILE.{ext}, or --format {other}")
+    if not suffix or suffix == f".{ext}" or suffix in _ALSO[fmt]:
+        return
+    pdf = " (asz writes no PDF: --format html makes a page a browser prints to one)" if suffix == ".pdf" else ""
+    if not chosen:
+        raise usage_error("export", f"--out {out}: no --format given, so this is {fmt}, whose file is .{ext}, not "
+                                    f"{out.suffix}{pdf}; give --out FILE.{ext}, or --format {fmt} to write {fmt} into "
+                                    f"this {out.suffix} file as asked")
+    typer.echo(f"asz export: warning: --out {out}: {fmt} written into a {out.suffix} file, not a .{ext} one{pdf}",
+               err=True)
 
 
 def say_unread(cid: str, n: int, redacted: int = 0) -> None:

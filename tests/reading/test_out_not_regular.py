@@ -186,3 +186,24 @@ def test_usage_out_refuses_the_same_nodes_and_writes_through_a_link(corpus_root,
     p = asz("usage", "daily", "--root", str(corpus_root), "--out", str(tmp_path / "link.txt"))
     assert p.stdout == "" and target.read_text() == plain and (tmp_path / "link.txt").is_symlink()
     assert not [n for n in os.listdir(tmp_path) if n.endswith(".part")]
+
+
+def test_a_suffix_not_the_formats_own_is_refused_without_format_and_warned_with_it(corpus_root, tmp_path):
+    """Trial 49b F4: ``--out chat.pdf`` without ``--format`` wrote Markdown into chat.pdf without a word, though
+    ``chat.html`` was refused: no --format (md by default, or --brief's), exit 2, nothing written; ``--format md``
+    writes it as asked and warns; the format's own other suffixes (.markdown, .htm) and none are written quietly."""
+    for args, name in (((), "chat.pdf"), (("--brief",), "chat.log")):
+        p = asz("export", SID[:8], "--root", str(corpus_root), *args, "--out", str(tmp_path / name), check=False)
+        pdf = " (asz writes no PDF: --format html makes a page a browser prints to one)" if name.endswith(".pdf") else ""
+        assert p.returncode == 2 and p.stderr == (
+            f"asz export: --out {tmp_path / name}: no --format given, so this is md, whose file is .md, not "
+            f".{name.split('.')[1]}{pdf}; give --out FILE.md, or --format md to write md into this "
+            f".{name.split('.')[1]} file as asked\n"), p.stderr
+    assert os.listdir(tmp_path) == []
+    p = asz("export", SID[:8], "--root", str(corpus_root), "--format", "md", "--out", str(tmp_path / "chat.pdf"), check=False)
+    assert p.returncode == 0 and (tmp_path / "chat.pdf").read_text().startswith("# ")
+    assert (f"asz export: warning: --out {tmp_path / 'chat.pdf'}: md written into a .pdf file, not a .md one (asz writes "
+            "no PDF: --format html makes a page a browser prints to one)\n") in p.stderr
+    for args, name in (((), "chat.markdown"), (("--format", "html"), "page.htm"), ((), "chat")):
+        p = asz("export", SID[:8], "--root", str(corpus_root), *args, "--out", str(tmp_path / name), check=False)
+        assert p.returncode == 0 and "warning" not in p.stderr and (tmp_path / name).stat().st_size, p.stderr
