@@ -70,9 +70,12 @@ def parse_ended(root: Path, report, err=None) -> None:
         print(f"error: {line}", file=err)
     if err is not None and (again := report_said.assembled_again(report)):
         print(again, file=err)
+        from ..storage.layout import session_dirs
         from .older_landed import upgrade_notes  # what an earlier version of an adapter did not keep, root-wide (47c F6)
 
-        for line in upgrade_notes(Path(root), sorted(set(report.assembled_again))):
+        # every session of the root, not only those assembled again: a session that grew in the same pass holds files
+        # of the earlier version too (49c F2: "2 landed file(s) in 1 session(s)" where the headers held 4 in 2)
+        for line in upgrade_notes(Path(root), [d.name for d in session_dirs(Path(root))]):
             print(line, file=err)
     if full := next((o.full for o in report.outcomes if o.full), ""):
         _leave_mark(root, full)

@@ -36,6 +36,7 @@ from ..storage.layout import CONVERSATIONS, ROUNDS, conversation_dir, held_listi
 from ..storage.root import FileLock, LockBusy, read_state, write_state
 from .fold import Fold, FoldError
 from .round import Round, RoundError, parse_round_file_name, read_round
+from .unread import UNREAD
 
 __all__ = [
     "chain_links",
@@ -498,12 +499,14 @@ class Chain:
 
     # -- state cache -----------------------------------------------------------
 
-    def write_state(self, fold: Fold, *, fsync: bool = True, also: Iterable[str] = ()) -> None:
+    def write_state(self, fold: Fold, *, fsync: bool = True, also: Iterable[str] = (), unread: Iterable[str] = ()) -> None:
         """Rewrite ``conversation.state`` from ``fold`` (head, head_digest, through_seq, input_digest, parser, policy),
         :data:`ASSEMBLED_BY`: this asz's :func:`assembly_mark`, so that a chain another asz parsed last is told apart
-        (an asz before the key rewrites the state without it), and :data:`ASSEMBLED_ALSO`: the marks of ``also``
+        (an asz before the key rewrites the state without it), :data:`ASSEMBLED_ALSO`: the marks of ``also``
         (the other asz builds that assembled it since something last landed: :func:`assembled_marks`), this one's
-        left out, the last :data:`ALSO_KEPT`; the key is absent when none is left."""
+        left out, the last :data:`ALSO_KEPT`; the key is absent when none is left; and
+        :data:`~asz_core.flow.unread.UNREAD`: the dialects of ``unread``, those of the session no installed adapter
+        spoke at this assembly (:func:`~asz_core.flow.unread.unread_dialects`), absent when none."""
         if fold.head is None:
             return
         self.dir.mkdir(parents=True, exist_ok=True)
@@ -519,7 +522,8 @@ class Chain:
                 ("parser", fold.head.parser),
                 ("policy", fold.head.policy),
                 (ASSEMBLED_BY, mine),
-            ] + ([(ASSEMBLED_ALSO, ",".join(others))] if others else []),
+            ] + ([(ASSEMBLED_ALSO, ",".join(others))] if others else [])
+            + ([(UNREAD, ",".join(unread))] if unread else []),
             fsync=fsync,
         )
 

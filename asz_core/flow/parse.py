@@ -43,6 +43,7 @@ from .model import PARSER, POLICY, Assembly
 from .parse_workers import ParseInterrupted, assembled_elsewhere, chain_is_current, interrupted, not_current, parse_in_pool, parse_sessions, workers
 from .pending import mark_pending
 from .round import Round
+from .unread import read_now, unread_dialects
 from .windows import SessionParse, Window
 from .reread import read_today, reread_pending
 from .shared_ids import engine_links, needs_relink, prepare
@@ -311,7 +312,9 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
         # receiving root's chain with no state is the sender's, never assembled here (once per asz and landing)
         st = chain.read_state()
         assembled = assembled_marks(st) if not st or st.get("head") == str(fold.rounds) else []
-        elsewhere = assembly_mark() not in assembled and (bool(st) or not (root / RECEIVED).is_dir())
+        # or one drawn without an adapter installed since (49c F1: its mark came back, named in assembled_also)
+        elsewhere = ((assembly_mark() not in assembled or bool(read_now(st)))
+                     and (bool(st) or not (root / RECEIVED).is_dir()))
         if fold.rounds and not st and _ASSEMBLE_HELD.get() is False and (root / RECEIVED).is_dir():
             return  # a sending root's chain on a receiving root (n1fix24): its rounds come from that root, none from here
         if fold.first is not None:
@@ -339,7 +342,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 chain.install(r, fsync=fsync)
                 fold.accept(r)
                 out.rounds.append(r)
-            chain.write_state(fold, fsync=fsync)
+            chain.write_state(fold, fsync=fsync, unread=unread_dialects(sdir))
         elif fold.rounds and (needs_relink(engine, fold)  # issue 18: another session's ids changed what this one says
                               or reread_pending(getattr(engine, "reread", ()), fold)  # read by today's rule
                               or elsewhere):  # another asz parsed it last: its fold may lack what this one draws
@@ -352,7 +355,7 @@ def _parse_session(root: Path, session: str, out: ParseOutcome, budget: int, eng
                 out.rounds.append(r)
             if r.nodes or r.relations or r.unresolved or elsewhere:
                 # names this asz's assembly, and the others' since the last landing: none assembles it again next time
-                chain.write_state(fold, fsync=fsync, also=assembled)
+                chain.write_state(fold, fsync=fsync, also=assembled, unread=unread_dialects(sdir))
     finally:
         if not durable.after_progress(chain.unlock):
             chain.unlock()  # in a chain (a parse worker's run): let go once conversation.state is written

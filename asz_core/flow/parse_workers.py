@@ -21,6 +21,7 @@ from ..sessiondata import durable
 from ..storage.layout import ROUNDS, conversation_path, session_path
 from ..storage.root import highest_seq, read_state
 from .chain import CONVERSATION_STATE, assembled_marks, assembly_mark
+from .unread import read_now
 from .model import PARSER, POLICY
 from .pending import clear_pending
 from .round import round_file_name
@@ -164,7 +165,8 @@ def chain_is_current(root: Path, session: str, *, by_any_asz: bool = False) -> b
     is never ahead of the chain; a state that is missing, behind, or written by
     another parser or policy, or by another asz's assembly (neither its ``assembled_by`` nor its ``assembled_also``
     names this :func:`~asz_core.flow.chain.assembly_mark`: trial 23b, F4) answers False,
-    and the session is parsed (``by_any_asz``: whatever asz assembled it), as does one
+    and the session is parsed (``by_any_asz``: whatever asz assembled it), as does one drawn without an adapter
+    installed since (:func:`~asz_core.flow.unread.read_now`; trial 49c F1) unless ``by_any_asz``, and one
     whose head round file (``head``, ``head_digest``) is no longer there (trial 5:
     a round removed from the end left ``asz parse`` saying nothing).
     """
@@ -173,6 +175,8 @@ def chain_is_current(root: Path, session: str, *, by_any_asz: bool = False) -> b
     st = read_state(os.path.join(cdir, CONVERSATION_STATE))
     if st.get("parser") != PARSER or st.get("policy") != POLICY or not (by_any_asz or assembly_mark() in assembled_marks(st)):
         return False  # another parser, or another asz's assembly (an older one may have drawn less: trial 23b, F4)
+    if not by_any_asz and read_now(st):
+        return False  # drawn without an adapter installed since (trial 49c F1; asz_core/flow/unread.py)
     try:
         through, head = int(st.get("through_seq", "")), int(st.get("head", ""))
     except ValueError:

@@ -119,7 +119,8 @@ def test_collect_after_an_upgrade_says_root_wide_what_the_earlier_version_did_no
     """Trial 47c F6: after 0.1.0 -> 0.2.0 the upgrade was said per conversation only; collect's note was the generic
     ``parse assembled N session(s) again``. The pass that assembles again after an upgrade (the adapter's code
     changed: a second distribution, one comment apart) says how many landed files in how many sessions 0.1.0 wrote,
-    with the adapter's words, counted here from the landed files' headers; with no words from the adapter, nothing."""
+    with the adapter's words, counted here from the landed files' headers, a session that grew in that pass included
+    (trial 49c F2: it counted only those assembled again); with no words from the adapter, nothing."""
     upgraded = pip_installed_plugins(tmp_path_factory.mktemp("upgraded"), [(
         "asz-adapter-bump-test", "asz_adapter_bump_test", MODULE + "\n# the upgrade's code\n", "example-codex")])
     base = tmp_path_factory.mktemp("upgrade")
@@ -130,11 +131,15 @@ def test_collect_after_an_upgrade_says_root_wide_what_the_earlier_version_did_no
     old = [p for p in root.rglob("*") if p.suffix in (".sd", ".sk") and landed_header(p).adapter == "example-codex/0.1.0"]
     sessions = {p.relative_to(root).parts[0] for p in old}
     assert len(old) >= 2 and len(sessions) == len(list(src.rglob("rollout-*.jsonl")))
+    grown = sorted(src.rglob("rollout-*.jsonl"))[0]  # one session grows in the upgrade's pass (trial 49c F2: left out)
+    with open(grown, "ab") as f:
+        f.write(grown.read_bytes().rstrip(b"\n").rsplit(b"\n", 1)[-1] + b"\n")
     said = "a reasoning summary's title"
     proc = _asz(upgraded, "collect", "--once", "--adapter", "example-codex", "--source", str(src), "--root", str(root),
                 BUMP_VERSION="0.2.0", BUMP_SAYS=said)
     assert proc.returncode == 0, proc.stderr
-    assert "note: parse assembled " in proc.stderr, proc.stderr
+    assert " landed=1 " in proc.stdout and "note: parse assembled 1 session(s) again" in proc.stderr, proc.stderr
+    assert [p for p in root.rglob("*") if p.suffix in (".sd", ".sk") and landed_header(p).adapter == "example-codex/0.1.0"] == old
     assert (f"note: {len(old)} landed file(s) in {len(sessions)} session(s) were written by example-codex/0.1.0, an "
             "earlier version than the installed example-codex/0.2.0, which did not keep or read as it does: "
             f"{said}; they stay as landed (asz conversation ID says which of its files; collecting the same sources "
