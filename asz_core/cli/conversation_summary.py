@@ -90,12 +90,19 @@ def landed_by_lines(root: Path, sessions: list) -> list[str]:
     the version did not keep (:meth:`~asz_core.plugins.adapter.Adapter.landed_without`), ``, which did not keep or
     read as it does: …; …`` and the way to today's landing follow. A file of a later version than the installed one
     (asz went back) says ``a later version``; where either version is not dotted numbers (``0.3.0rc1``), ``another
-    version`` (:func:`~asz_core.collect.older_landed.which_version`). [] when every file is of the installed version (docs/storage-root.md, "A root
+    version`` (:func:`~asz_core.collect.older_landed.which_version`); files of a dialect no installed adapter speaks,
+    ``landed by heron/0.1.0 (2 of 2 file(s)) in heron/1: no installed adapter speaks it (asz adapters list); …``
+    (trial 49c F3). [] when every file is of the installed version (docs/storage-root.md, "A root
     several asz versions read")."""
     from ..collect.older_landed import older_landed, which_version
+    from ..view.unspoken import NOT_INSTALLED
 
     out = []
-    for o in older_landed(root, sessions):
+    for o in older_landed(root, sessions, unspoken=True):
+        if not o.today:  # its dialect no installed adapter speaks (trial 49c F3: the line went without a word)
+            out.append(f"landed by {o.adapter} ({o.files} of {o.total} file(s)) in {o.dialect}: {NOT_INSTALLED}; "
+                       "where its adapter would answer, asz's defaults read them")
+            continue
         line = f"landed by {o.adapter} ({o.files} of {o.total} file(s)), {which_version(o.adapter, o.today)} version than the installed {o.today}"
         if o.said:
             line += (f", which did not keep or read as it does: {'; '.join(o.said)}; collecting the same sources into a new "

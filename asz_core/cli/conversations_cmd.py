@@ -319,7 +319,8 @@ def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown, c
           hide=()) -> tuple[list[str], list[str]]:
     """``(lines, unplaced)`` under the table of ``rows``: a line per row that does not read (its problem and what to
     run), the rows a --project/--model kept though it cannot judge them (:func:`unjudged_line`: they do not verify,
-    trial 25b F3), what the adapters' staging knows (``staged_notes``); the line naming the rows a --since/--until
+    trial 25b F3), the sessions of a dialect no installed adapter speaks (:func:`~asz_core.view.unspoken.unspoken_line`),
+    what the adapters' staging knows (``staged_notes``); the line naming the rows a --since/--until
     window cannot place (no times, trial 7; those with no record holding a time yet apart: trial 27b F6). A call of
     ``rows`` whose usage no real model reaches is said on stderr now, ``cmd`` first (:mod:`~asz_core.cli.usage_beyond`)."""
     from .usage_beyond import say_beyond
@@ -332,6 +333,9 @@ def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown, c
         unread = [f"conversation {shown(row['id'])} does not read: {row['problem']}; {no_document_hint(r, row['id'])}" for row in unread]
     listed = {row["id"] for row in rows}
     unread.append(unjudged_line([x for x in filters.unjudged if x["id"] in listed], project, model, shown=shown))
+    from ..view.unspoken import unspoken_line
+
+    unread.append(unspoken_line(r))  # sessions of a dialect no installed adapter speaks (trial 49c F3)
     return [x for x in unread if x] + staged_notes(r), [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # 27b F6; 28c F3
 
 
@@ -527,12 +531,16 @@ def partial_note(rows: list[dict]) -> str:
     return partial_line(sum(n for _, n in some), sum(r["llm_calls"] for r, _ in some), named)
 
 
-def say_state_files(root: Path, also: list[str] = []) -> None:  # noqa: B006 - read, never changed
+def say_state_files(root: Path, also: list[str] = [], unspoken: str = "") -> None:  # noqa: B006 - read, never changed
     """One ``warning:`` line on stderr per ``session.state`` or session index file of ``root`` that does not read
     (:mod:`asz_core.verify.session_files`), naming the file and the line; the figures come from the chains; then the
-    lines of ``also`` (asz ls: :func:`~asz_core.reading.listing.memory_note`), then :func:`say_missing_sessions`."""
+    lines of ``also`` (asz ls: :func:`~asz_core.reading.listing.memory_note`), with ``unspoken`` (``asz usage``) the
+    sessions of a dialect no installed adapter speaks after it (:func:`~asz_core.view.unspoken.unspoken_line`; trial
+    49c F3), then :func:`say_missing_sessions`."""
     from ..verify.session_files import session_file_lines
+    from ..view.unspoken import unspoken_line
 
+    also = [*also, *[f"{unspoken}: {x}" for x in [unspoken and unspoken_line(root)] if x]]
     for line in [*session_file_lines(root), *also]:
         typer.echo(line, err=True)
     say_missing_sessions(root)

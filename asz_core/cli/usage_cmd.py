@@ -110,7 +110,7 @@ def usage(
     line, left_out = no_time_line(counted, (first, last), any(r.get(KEYS[view]) == NO_TIME for r in rows), shown, view)
     unmatched = say_problems(problems, bool(ids) and matched_nothing(counted, rows, left_out, given, (first, last)), storage,
                              {**given, "since": since, "until": until}, projects, copies_line(counted, (first, last)))
-    say_state_files(storage)
+    say_state_files(storage, unspoken="asz usage")  # and the sessions of a dialect no adapter speaks (49c F3)
     note, unchained = unchained_note(storage, set(ids), "counted", collector=True, links=listed[1])  # as asz ls (3, F9)
     stopped = stopped_sources(storage, {c.conversation for c in counted} if any(given.values()) else None)  # 46a F1
     shape = json_shape(as_json or form == "json", total_once)

@@ -187,11 +187,16 @@ def failed_words(dialects: Iterable[str]) -> str:
     """What made a call FAILED, per dialect of ``dialects`` (those of the conversations read), in each adapter's words
     (:meth:`~asz_core.plugins.reading_hooks.ReadingHooks.failed_word`; trial 35a F9: the line said Claude Code's
     ``is_error`` for every runtime): ``claude-code/1: is_error: true on its tool_result; forge/1: its adapter's rule
-    (it names no word)``; '' for none."""
+    (it names no word)``, ``heron/1: no installed adapter speaks it (asz adapters list)`` where none does (trial 49c
+    F3: it said the adapter names no word); '' for none."""
+    from ..view.unspoken import NOT_INSTALLED, not_installed
     from ..view.titles import ask_adapter
 
     out = []
     for d in sorted(set(dialects) - {""}):
+        if not_installed(d):  # its adapter's rule is not known here, nor read (trial 49c F3)
+            out.append(f"{d}: {NOT_INSTALLED}")
+            continue
         word = ask_adapter(d, "failed_word")
         out.append(f"{d}: {word.strip()}" if isinstance(word, str) and word.strip() else f"{d}: its adapter's rule (it names no word)")
     return "; ".join(out)

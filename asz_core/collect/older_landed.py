@@ -30,10 +30,11 @@ class Older:
     said: tuple[str, ...]
 
 
-def older_landed(root: Path, sessions: Iterable[object]) -> list[Older]:
+def older_landed(root: Path, sessions: Iterable[object], *, unspoken: bool = False) -> list[Older]:
     """One :class:`Older` for each other version of an installed adapter whose files ``sessions`` of ``root`` hold
     (their headers' ``adapter``, skeletons included), by dialect and adapter; [] when every file is of the installed
-    version. Never raises for a file or an adapter: a header that does not read is not counted, an adapter whose
+    version. ``unspoken``: also one, its ``today`` '', for each adapter whose files are of a dialect no installed
+    adapter speaks. Never raises for a file or an adapter: a header that does not read is not counted, an adapter whose
     ``landed_without`` raises says nothing."""
     from collections import Counter
 
@@ -59,7 +60,11 @@ def older_landed(root: Path, sessions: Iterable[object]) -> list[Older]:
     for (dialect, adapter), n in sorted(seen.items()):
         a = adapter_for_dialect(dialect) if dialect else None
         today = f"{a.name}/{a.version}" if a is not None else ""
-        if a is None or adapter == today or adapter.rpartition("/")[0] != a.name:
+        if a is None:  # no installed adapter speaks it: today '' (trial 49c F3: said by nothing)
+            if dialect and unspoken:
+                out.append(Older(dialect, adapter, "", n, total, len(where[(dialect, adapter)]), ()))
+            continue
+        if adapter == today or adapter.rpartition("/")[0] != a.name:
             continue
         try:
             said = a.landed_without(dialect, adapter)

@@ -114,3 +114,29 @@ def test_installed_again_asz_collect_assembles_them_and_says_why(site, tmp_path)
     assert " landed=0 " in col.stdout and f" rounds={sum(1 for n in shell.values() if n)} " in col.stdout, col.stdout
     assert "note: parse assembled 2 session(s) again in which nothing new landed" in col.stderr, col.stderr
     assert _bash_runs(site, tmp_path, root) == shell
+
+
+@pytest.mark.slow  # asz run 6 to 9 times: 15 to 30 s on two shared cores
+def test_readers_say_the_dialect_no_installed_adapter_speaks(site, tmp_path):
+    _src, root, shell = _collected(site, tmp_path)
+    sessions = sorted(shell)
+    n = len(sessions)
+    said = (f"note: {n} session(s) of {DIALECT}, a dialect no installed adapter speaks (asz adapters list): where its "
+            "adapter would answer (its tool names, the word for a failed call, titles) asz's defaults read them; with "
+            "the adapter installed again, asz parse or the next asz collect assembles them by it\n")
+    ls = _asz(None, tmp_path, "ls", "--root", str(root))
+    assert "\n" + said in ls.stdout, ls.stdout
+    assert f"asz ls: {said}" in _asz(None, tmp_path, "ls", "--root", str(root), "--json").stderr
+    assert f"asz usage: {said}" in _asz(None, tmp_path, "usage", "--root", str(root)).stderr
+    tools = _asz(None, tmp_path, "usage", "tools", "--root", str(root)).stdout
+    assert f"{DIALECT}: no installed adapter speaks it (asz adapters list)" in tools and "names no word" not in tools
+    files = len(list((root / sessions[0]).rglob("*.sd")))
+    conv = _asz(None, tmp_path, "conversation", sessions[0], "--root", str(root)).stdout
+    assert (f"\nlanded by example-codex/0.2.0 ({files} of {files} file(s)) in {DIALECT}: no installed adapter speaks it "
+            "(asz adapters list); where its adapter would answer, asz's defaults read them\n") in conv, conv
+    # installed: none of it
+    assert "no installed adapter" not in _asz(site, tmp_path, "ls", "--root", str(root)).stdout
+    assert "no installed adapter" not in _asz(site, tmp_path, "usage", "--root", str(root)).stderr
+    tools = _asz(site, tmp_path, "usage", "tools", "--root", str(root)).stdout
+    assert f"{DIALECT}: a metadata.exit_code other than 0 in its output" in tools  # the template's failed_word
+    assert "landed by" not in _asz(site, tmp_path, "conversation", sessions[0], "--root", str(root)).stdout

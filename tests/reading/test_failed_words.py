@@ -3,7 +3,8 @@ adapter gives them (``failed_word``), never Claude Code's ``is_error`` for every
 footer named Claude Code's field, where Forge's failures come from its ``fail`` member).
 
 Real input: the Claude Code corpus root (the run's once-collected copy) and the Kiro corpus home collected by the real
-``asz collect``; a dialect no installed adapter speaks reads as the adapter's rule with no word."""
+``asz collect``; an installed adapter giving no word reads as its rule with no word, a dialect no installed adapter
+speaks as that (trial 49c F3)."""
 
 from __future__ import annotations
 
@@ -42,5 +43,7 @@ def test_a_kiro_root_says_kiros_words(corpus_dir, tmp_path):
 
 def test_words_per_dialect_and_for_an_adapter_that_gives_none():
     assert failed_words(["kiro/1", "claude-code/1", ""]) == f"{CLAUDE_WORD}; {KIRO_WORD}"
-    assert failed_words(["forge/1"]) == "forge/1: its adapter's rule (it names no word)"
+    assert failed_words(["asz-changes/1"]) == "asz-changes/1: its adapter's rule (it names no word)"  # installed, no word
+    # one no installed adapter speaks: its rule is not known here (trial 49c F3: it said the adapter names no word)
+    assert failed_words(["forge/1"]) == "forge/1: no installed adapter speaks it (asz adapters list)"
     assert failed_words([]) == ""
