@@ -6,7 +6,9 @@ in process (``asz_core.cli.verify_run.run``, as the console script's light start
 ``time.process_time``: ``verify_root`` (the pool, the results and the notes; the workers' CPU from
 ``RUSAGE_CHILDREN``), ``chain_section`` (the round chains), ``add_hints`` (sessions with no chain and the state files,
 of which ``session_file_warnings`` is the state files' check), ``provider_section``, ``skeleton_section``,
-``arguments_section`` (the MCP execution records held against the transcript) and ``untimed_section``. Prints, per
+``arguments_section`` (the MCP execution records held against the transcript), ``untimed_section`` and ``modes_note``
+(the walk of the root for entries open to others, session 49: the umask the console script sets, ``077`` added to
+the user's, as there). Prints, per
 tree, the least of ``--runs`` runs of each stage in ms of CPU and of the main process as a whole::
 
     python bench/verify.py --size-mb 200 --executions --root R      # builds R
@@ -30,8 +32,11 @@ root = Path(sys.argv[1])
 STAGES = [("asz_core.verify.walk", "verify_root"), ("asz_core.verify.walk", "chain_section"),
           ("asz_core.verify.walk", "add_hints"), ("asz_core.verify.session_files", "session_file_warnings"),
           ("asz_core.verify.walk", "provider_section"), ("asz_core.verify.walk", "skeleton_section"),
-          ("asz_core.view.executions_check", "arguments_section"), ("asz_core.verify.untimed", "untimed_section")]
+          ("asz_core.view.executions_check", "arguments_section"), ("asz_core.verify.untimed", "untimed_section"),
+          ("asz_core.storage.modes", "modes_note")]
 import asz_core.cli.verify_run as run_mod
+from asz_core.cli.filemode import private_umask
+private_umask()  # as the console script's entry does before any command
 spent = {}
 def wrap(mod, name):
     f = getattr(mod, name)

@@ -91,14 +91,16 @@ def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optio
         if target is not None and not _is_session(root, cfg_root, target) and not Path(target).exists():
             target = _prefixed(where, target)
         try:
-            report = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None, workers)
+            report, walked = _verify_with_bar(where, target, deep, _receipts(receipts) if receipts else None, workers)
         except FileNotFoundError as exc:
             hint = f" ({target} is a directory: give it as --root {shell_word(target)})" if target and Path(target).is_dir() else ""
             raise _usage(f"{exc}{hint}") from None
         _add_figures(report, where, target, config, figures)
         from ..storage.modes import modes_note  # a root an older asz left open to others: said once (trial 34c F5)
+        from ..verify.clean import linescan
 
-        if note := modes_note(where):
+        # the session and chain folders as the workers walked them; the rest walked in C where it was built
+        if note := modes_note(where, walked, linescan.open_below if linescan is not None else None):
             echo(note, err=True)
     if as_json:
         echo(json.dumps(report.as_dict(), ensure_ascii=False))
@@ -241,7 +243,9 @@ def _verify_with_bar(where: str, target: Optional[str], deep: bool, receipts: Op
     :func:`asz_core.view.executions_check.arguments_section` (the MCP execution records held against the transcript's
     input) and, with ``deep``, :func:`asz_core.verify.flag_rules.flags_section` (record flags no declared rule sets);
     Ctrl-C says how far it got and exits 130 (verify changes nothing). The root's sessions and chains are listed once
-    for all of them (:func:`asz_core.storage.layout.listings_held`)."""
+    for all of them (:func:`asz_core.storage.layout.listings_held`). Returns the report and what the workers told of
+    the modes under the session and chain folders they checked (:attr:`~asz_core.flow.verify_chain.Seen.open_below`,
+    for :func:`asz_core.storage.modes.modes_note`)."""
     from ..storage.layout import listings_held
 
     with listings_held():
@@ -283,7 +287,7 @@ def _verify_listed(where: str, target: Optional[str], deep: bool, receipts: Opti
             flags = flags_section(where, target)
             if flags is not None:
                 report.sections.append(flags)
-        return report
+        return report, seen.open_below
     except KeyboardInterrupt:  # said once the bar is gone (on its line it was cut or wiped)
         checked = min(bar.done, sessions)
         echo(f"asz verify: interrupted after checking {checked} of {sessions} session(s) and "

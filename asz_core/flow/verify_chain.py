@@ -85,7 +85,8 @@ class Seen:
     folder's path as ``str``; ``rounds``, what each chain's listing of ``rounds/`` told besides its round files
     (:class:`~asz_core.flow.chain.RoundsListed`), by the chain directory's name: whether it holds a round, its head by
     name, the temporaries left there (issue 22, session 40: the notes after the chain checks listed every ``rounds/``
-    three times more)."""
+    three times more); ``open_below``, each session folder's and chain folder's :func:`asz_core.storage.modes.open_below`
+    by its path as the modes note's walk spells it (issue 22, session 49: that walk then reads none of them again)."""
 
     listed: dict[str, list] = attrs.Factory(dict)
     heads: dict[str, tuple[str, str, int]] = attrs.Factory(dict)
@@ -93,6 +94,7 @@ class Seen:
     chained: dict[str, tuple[int, list, dict]] = attrs.Factory(dict)
     state_files: dict[str, list] = attrs.Factory(dict)
     rounds: dict[str, RoundsListed] = attrs.Factory(dict)
+    open_below: dict[str, tuple[int, str]] = attrs.Factory(dict)
 
 
 @attrs.define

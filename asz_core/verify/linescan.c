@@ -1557,7 +1557,165 @@ static PyObject *session(PyObject *self, PyObject *args) {
     return out;
 }
 
+/* open_below(path, bits): asz_core.storage.modes.open_below in C (issue 22, session 49): how many entries under
+ * directory path (not path itself; a symbolic link not followed and not counted) have a permission bit in bits, and
+ * the first of them met, in the Python walk's order: a stack of folders, the last pushed read next, each folder's
+ * entries in readdir's order (what os.scandir gives), each entry's path its folder's joined to its name as
+ * os.path.join does; a folder named in the dict parts is not read, its (n, first) there counted in its place. Each entry is looked at by fstatat on its folder's descriptor, not by its whole path (the
+ * kernel walks no path again). A folder that does not open and an entry whose stat fails are passed over, as the
+ * Python passes over an OSError. */
+typedef struct {
+    char **p;
+    Py_ssize_t n, cap;
+} path_stack;
+
+static int stack_push(path_stack *s, char *path) {
+    if (s->n == s->cap) {
+        Py_ssize_t more = s->cap ? s->cap * 2 : 64;
+        char **grown = realloc(s->p, (size_t)more * sizeof(char *));
+        if (grown == NULL)
+            return -1;
+        s->p = grown;
+        s->cap = more;
+    }
+    s->p[s->n++] = path;
+    return 0;
+}
+
+static char *path_join(const char *dir, const char *name) {
+    size_t dn = strlen(dir), nn = strlen(name);
+    int sep = dn > 0 && dir[dn - 1] != '/';
+    char *out = malloc(dn + sep + nn + 1);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, dir, dn);
+    if (sep)
+        out[dn] = '/';
+    memcpy(out + dn + sep, name, nn + 1);
+    return out;
+}
+
+/* The (n, first) parts holds for folder dir (a new reference), NULL when it holds none or on an error (then *bad). */
+static PyObject *part_of(PyObject *parts, const char *dir, int *bad) {
+    PyObject *key = PyUnicode_DecodeFSDefault(dir), *got = NULL;
+    if (key == NULL) {
+        *bad = 1;
+        return NULL;
+    }
+    got = PyDict_GetItemWithError(parts, key);
+    Py_DECREF(key);
+    if (got == NULL) {
+        *bad = PyErr_Occurred() != NULL;
+        return NULL;
+    }
+    if (!PyTuple_Check(got) || PyTuple_GET_SIZE(got) != 2) {
+        PyErr_SetString(PyExc_TypeError, "parts: each value is a pair (n, first)");
+        *bad = 1;
+        return NULL;
+    }
+    return Py_NewRef(got);
+}
+
+static PyObject *open_below(PyObject *self, PyObject *args) {
+    PyObject *top_obj, *parts = Py_None, *first_part = NULL;
+    unsigned int bits;
+    if (!PyArg_ParseTuple(args, "O&I|O", PyUnicode_FSConverter, &top_obj, &bits, &parts))
+        return NULL;
+    if (parts != Py_None && !PyDict_Check(parts)) {
+        Py_DECREF(top_obj);
+        PyErr_SetString(PyExc_TypeError, "parts must be a dict or None");
+        return NULL;
+    }
+    path_stack s = {NULL, 0, 0};
+    char *first = NULL, *top = strdup(PyBytes_AS_STRING(top_obj));
+    Py_DECREF(top_obj);
+    Py_ssize_t n = 0;
+    int ok = top != NULL && stack_push(&s, top) == 0;
+    int bad = 0; /* an error raised by a look in parts */
+    if (!ok)
+        free(top);
+    while (ok && s.n > 0) {
+        char *dir = s.p[--s.n];
+        if (parts != Py_None) { /* a folder another walk told of: its count and first taken, not read */
+            PyObject *part = part_of(parts, dir, &bad);
+            if (part != NULL) {
+                Py_ssize_t k = PyLong_AsSsize_t(PyTuple_GET_ITEM(part, 0));
+                if (k == -1 && PyErr_Occurred())
+                    bad = 1;
+                n += k;
+                if (first == NULL && first_part == NULL && PyObject_IsTrue(PyTuple_GET_ITEM(part, 1)) == 1)
+                    first_part = Py_NewRef(PyTuple_GET_ITEM(part, 1));
+                Py_DECREF(part);
+            }
+            if (bad) {
+                free(dir);
+                ok = 0;
+                break;
+            }
+            if (part != NULL) {
+                free(dir);
+                continue;
+            }
+        }
+        int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        DIR *dp = fd < 0 ? NULL : fdopendir(fd);
+        if (dp == NULL) {
+            if (fd >= 0)
+                close(fd);
+            free(dir);
+            continue;
+        }
+        struct dirent *de;
+        while (ok && (de = readdir(dp)) != NULL) {
+            const char *name = de->d_name;
+            if (name[0] == '.' && (name[1] == 0 || (name[1] == '.' && name[2] == 0)))
+                continue;
+            struct stat st;
+            if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || S_ISLNK(st.st_mode))
+                continue;
+            int open_one = (st.st_mode & 07777 & bits) != 0, is_dir = S_ISDIR(st.st_mode);
+            if (!open_one && !is_dir)
+                continue;
+            char *path = path_join(dir, name);
+            if (path == NULL) {
+                ok = 0;
+                break;
+            }
+            if (open_one) {
+                n++;
+                if (first == NULL && first_part == NULL && (first = strdup(path)) == NULL)
+                    ok = 0;
+            }
+            if (!ok || !is_dir || stack_push(&s, path) != 0) {
+                ok = ok && !is_dir; /* a folder not pushed: out of memory */
+                free(path);
+            }
+        }
+        closedir(dp);
+        free(dir);
+    }
+    for (Py_ssize_t i = 0; i < s.n; i++)
+        free(s.p[i]);
+    free(s.p);
+    PyObject *out = NULL;
+    if (!ok && !bad)
+        PyErr_NoMemory();
+    else if (ok && first_part != NULL)
+        out = Py_BuildValue("(nO)", n, first_part);
+    else if (ok)
+        out = Py_BuildValue("(nN)", n, PyUnicode_DecodeFSDefault(first != NULL ? first : ""));
+    Py_XDECREF(first_part);
+    free(first);
+    return out;
+}
+
+PyDoc_STRVAR(open_below_doc,
+"open_below(path, bits, parts=None) -> (n, first): how many entries under folder path (links neither followed nor\n"
+"counted) have a mode bit in bits, and the first met, as asz_core.storage.modes.open_below(path, bits, parts) gives\n"
+"them: a folder whose path (as the walk spells it) is a key of the dict parts is not read, its (n, first) counted.");
+
 static PyMethodDef methods[] = {
+    {"open_below", open_below, METH_VARARGS, open_below_doc},
     {"positions", positions, METH_VARARGS, positions_doc},
     {"listing", listing, METH_VARARGS, listing_doc},
     {"landed", landed, METH_VARARGS, landed_doc},

@@ -42,7 +42,6 @@ header, :func:`~asz_core.verify.names.name_problems` (re-exported here).
 from __future__ import annotations
 
 import os
-import stat
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable, Iterator
@@ -57,6 +56,7 @@ from ..sessiondata.nolink import LinkRefused, link_said
 from ..collect.workers import LOST, default_jobs, each_result, guided, process_pool
 from ..storage.torn import torn_detail
 from ..termsafe import shell_word
+from .beside import beside_sessions
 from .bodies import provider_section
 from .chains import chain_section
 from .clean import clean_session
@@ -100,7 +100,7 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool, bool]) -> tuple:
     the summed counts of :func:`_verify_session` (streams, records, duplicates, streams without a cursor), their
     problems, (when wanted) the whole-file digests of their landed files (:func:`_file_digests`), the names of
     those that hold no landed file, what their listings told the notes (:class:`~asz_core.verify.walk_told.Told`),
-    and with ``beside`` what :func:`_beside` checks of them next (else None)."""
+    and with ``beside`` what :func:`~asz_core.verify.beside.beside_sessions` checks of them next (else None)."""
     root, root_shown, sdirs, deep, want_digests, beside = job
     problems: list[Problem] = []
     digests: dict[str, str] | None = {} if want_digests else None
@@ -109,44 +109,7 @@ def _sessions_job(job: tuple[Path, str, list[Path], bool, bool, bool]) -> tuple:
     listed: dict[str, list] | None = {} if beside else None
     total = _each_session(root, root_shown, sdirs, deep, digests, problems, empty, told=told, listed=listed)
     return (*total, problems, list(digests.items()) if digests is not None else [], sorted(empty), told,
-            _beside(root, sdirs, digests, listed) if beside else None)
-
-
-def _beside(root: Path, sdirs: list[Path], digests: dict[str, str] | None,
-            listed: dict[str, list] | None = None) -> tuple[dict, dict, dict, dict, dict]:
-    """What ``asz verify``'s main process checks after the landed check, done for sessions ``sdirs`` in the worker
-    process that just checked their landed files (issue 22, session 38: the round files and state files read and
-    hashed beside the landed ones, in as many processes): each session's state files
-    (:func:`~asz_core.verify.session_files.session_file_problems`) and the chain of the conversation named as the
-    session, where there is one (:func:`~asz_core.flow.verify_chain.verify_chain`, with the whole-file ``digests``
-    the landed check found, and the sessions' listings it made, ``listed``, by the session folder's path as ``str``:
-    not listed again). Returns the :class:`~asz_core.flow.verify_chain.Seen` fields ``(state_files, marked,
-    chained, listed, rounds)`` (:func:`verify_root` puts them in the caller's ``seen``; the checks in the main process
-    take them instead of checking again: the same findings in the same order)."""
-    from ..flow.chain import Chain
-    from ..flow.verify_chain import ChainReport, Seen, verify_chain
-    from ..storage.layout import CONVERSATIONS
-    from .chains import chain_readers
-    from .session_files import session_file_problems
-
-    seen = Seen(listed={} if listed is None else listed)
-    state: dict[str, list] = {}
-    chained: dict[str, tuple[int, list, dict]] = {}
-    frames, listing = chain_readers()
-    chains = os.fspath(root / CONVERSATIONS)  # each chain folder's path joined to it as a string: no Path made a session
-    for sdir in sdirs:
-        state[os.fspath(sdir)] = session_file_problems(sdir, seen.marked)
-        d = os.path.join(chains, sdir.name)
-        try:
-            if not stat.S_ISDIR(os.lstat(d).st_mode):  # a chain folder that is a link: chain_section names it, nothing read
-                continue
-        except OSError:  # no chain
-            continue
-        report = ChainReport()
-        verify_chain(Chain(root, sdir.name), report, digests=digests, seen=seen, frames=frames, listing=listing)
-        chained[d] = (report.rounds, report.problems, dict(seen.heads))
-        seen.heads.clear()
-    return state, seen.marked, chained, seen.listed, seen.rounds
+            beside_sessions(root, sdirs, digests, listed, root_shown) if beside else None)
 
 
 def _each_session(root: Path, root_shown: str, sdirs: list[Path], deep: bool, digests: dict[str, str] | None,
@@ -284,7 +247,7 @@ def verify_root(root: str | os.PathLike, session: str | None = None, *, jobs: in
     n)`` is called as ``n`` more sessions are checked; ``unheld`` receives the paths (str) of the landed files of
     sessions holding an ``execution`` file whose bytes (read whole in one C call) hold no :data:`~.clean.CALL_NAME`.
     ``seen`` (a :class:`~asz_core.flow.verify_chain.Seen`): where worker processes check a whole root's sessions,
-    each also checks its sessions' state files and chains (:func:`_beside`) into it, for
+    each also checks its sessions' state files and chains (:func:`~asz_core.verify.beside.beside_sessions`) into it, for
     :func:`~asz_core.verify.chains.chain_section` and the hints to take; where this process checks them one by one,
     each session's listing goes into ``seen.listed`` for the chain checks.
     Raises FileNotFoundError when the root or session does not exist, or the root is no storage root (no session
@@ -395,7 +358,7 @@ def _by_workers(root: Path, root_shown: str, sessions: list[Path], jobs: int, de
                 step: Callable[[str, int], None] | None, seen, problems: list[Problem], empty: set[str],
                 told: Told) -> list[int]:
     """:func:`verify_root`'s check of ``sessions`` by ``jobs`` worker processes, each whole sessions at a time (and with
-    ``seen``, what :func:`_beside` checks of them, put in it): the summed (streams, records, duplicates, streams
+    ``seen``, what :func:`~asz_core.verify.beside.beside_sessions` checks of them, put in it): the summed (streams, records, duplicates, streams
     without a cursor); problems, sessions holding no landed file, what the listings told, digests as
     :func:`_each_session` puts them."""
     total = [0, 0, 0, 0]
@@ -410,6 +373,7 @@ def _by_workers(root: Path, root_shown: str, sessions: list[Path], jobs: int, de
                 for key, files in s_beside[3].items():
                     seen.listed.setdefault(key, files)
                 seen.rounds.update(s_beside[4])
+                seen.open_below.update(s_beside[5])
             empty.update(s_empty)
             told.add(s_told)
             total = [a + b for a, b in zip(total, counts)]
