@@ -8,10 +8,11 @@ from typing import Any, Callable, Iterable, Optional, Sequence
 
 from ..sessiondata.times import parse_instant
 from .audit_errors import late_results_drawn
+from .export_render import OWN_TITLE_RENDER, drawn
 from .prose_audit import ERROR_KINDS, record_of, mark_in_range, place_by_turns, place_timeless
 
 #: mark_in_range, place_by_turns and place_timeless are prose_audit's, given here beside the window's other rules
-__all__ = ["STATUS_READ", "TITLE_KINDS", "before_window", "mark_in_range", "place_by_turns", "place_timeless", "window_head",
+__all__ = ["NO_PROMPT_IN_WINDOW", "STATUS_READ", "TITLE_KINDS", "before_window", "mark_in_range", "place_by_turns", "place_timeless", "window_head",
            "window_title", "windowed_title"]
 
 
@@ -34,12 +35,21 @@ def before_window(lines: Iterable[dict], window: tuple[Optional[int], Optional[i
 TITLE_KINDS = ("prompt", "prompt_blocks", "command")
 
 
+#: The title of an ``--in-range-only`` header whose window holds no prompt of its own, where an earlier one titles the
+#: conversation (render 47; trial 49a F2).
+NO_PROMPT_IN_WINDOW = "(no prompt in the window)"
+
+
 def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int], Optional[int]], dialect: str) -> str:
     """The title of an ``--in-range-only`` header (trial 27b F1: a conversation with no prompt in its first day took,
     when the next day landed, that day's first prompt as the closed day's title): ``title`` (the list row's), unless
     it is the one the prompts of ``lines`` (every line of the conversation, the window's and the others; offered main
-    stream first as :class:`~asz_core.view.titles.PromptTitle` reads them) give and those up to the window's end give
-    another: then that one, or ``(no prompt)`` when none lies up to the window's end. A title the runtime wrote
+    stream first as :class:`~asz_core.view.titles.PromptTitle` reads them) give: then, from render 47
+    (:data:`~asz_core.reading.export_render.OWN_TITLE_RENDER`; trial 49a F2: a day's head repeated the day before's
+    prompt, its credentials' fragments included), the one the window's own prompts give (its lines ``in_range`` not
+    false), else :data:`NO_PROMPT_IN_WINDOW` when an earlier prompt titles the conversation, ``(no prompt)`` when none
+    lies up to the window's end; a copy of render 46 or before is titled as it was, by the prompts up to the window's
+    end (``(no prompt)`` when none). A title the runtime wrote
     (``summary``, ``ai-title``) stays the list's (docs/reading.md). A sub-agent's prompt (``(subagent) PROMPT``, a
     session whose main transcript has not landed) titles no window: ``(no prompt)``, which the window's header still
     says once the main transcript lands with its prompt on a later day."""
@@ -66,7 +76,11 @@ def window_title(lines: Sequence[dict], title: str, window: tuple[Optional[int],
     whole = offered(lambda x: True)
     if not whole or whole != title:
         return title
-    return offered(up_to_end) or NO_PROMPT
+    earlier = offered(up_to_end) or NO_PROMPT
+    if drawn() < OWN_TITLE_RENDER:  # render 46 and before: the prompts up to the window's end
+        return earlier
+    own = offered(lambda x: x.get("in_range") is not False)
+    return own or (NO_PROMPT if earlier == NO_PROMPT else NO_PROMPT_IN_WINDOW)
 
 
 #: An ``--in-range-only`` header's ``status_read``: what a tool call's ``status`` is read from (trial 27b F1, recheck 27).

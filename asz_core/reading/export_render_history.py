@@ -281,4 +281,10 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   left it open and a CommonMark reader drew the rest of the copy, its later talks too, as one code block (trial 49b
   F1; :data:`~asz_core.reading.export_brief.SEALED_RENDER`). A copy of render 45 or before is made again as it was
   drawn.
+- render 47: an ``--in-range-only`` header (the audit form, prose and text) is titled by the window's own first prompt,
+  or ``(no prompt in the window)`` when an earlier prompt titles the conversation, where render 46 took the first
+  prompt up to the window's end, another day's (trial 49a F2: a 12-04 file titled by the 12-03 prompt, its masked
+  credentials' fragments in a head whose ``credentials`` line counted none of them;
+  :func:`~asz_core.reading.audit_window.window_title`, :data:`OWN_TITLE_RENDER`). A copy of render 46 or before is
+  made again as it was drawn.
 """
