@@ -68,7 +68,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterator, NamedTuple, Optional, Sequence
+from typing import Any, BinaryIO, Callable, Iterator, Optional, Sequence
 
 import orjson
 
@@ -83,6 +83,7 @@ from ..storage.layout import landed_files
 from .doc_order import arrival_ordered, document_order, in_document_order
 from .export_steps import LOST, UNREAD_MARK, UNREAD_THINKING, part_marker, thinking_note
 from .landed_check import chain_problem
+from .prose_estimate import Estimate, estimate  # Estimate and estimate moved there (trial 49a F5)
 from .prose_replays import Replays
 from .search_hits import person_typed
 
@@ -91,36 +92,6 @@ __all__ = ["PERSON_NAMED", "Estimate", "ProseStats", "SourceLines", "prose_turns
 _PROSE_USER_PARTS = frozenset(("text", "media"))
 #: How many of the person turns left out :meth:`ProseStats.line` names by file and row (the rest are counted).
 PERSON_NAMED = 10
-
-
-class Estimate(NamedTuple):
-    """Prose against raw: turns, prose words and bytes, raw (source record) bytes, and token estimates."""
-
-    turns: int
-    prose_words: int
-    prose_bytes: int
-    raw_bytes: int
-
-    @property
-    def prose_tokens_words(self) -> int:
-        """Seed 003's estimate: words x 1.3."""
-        return round(self.prose_words * 1.3)
-
-    @property
-    def prose_tokens_bytes(self) -> int:
-        """Prose bytes / 4 (to compare with :attr:`raw_tokens_bytes`)."""
-        return self.prose_bytes // 4
-
-    @property
-    def raw_tokens_bytes(self) -> int:
-        """Source record bytes / 4."""
-        return self.raw_bytes // 4
-
-    def line(self) -> str:
-        """One line for a person: ``prose N turns, W words ≈ T tokens; bytes/4: P of raw R (X%)``."""
-        share = f"{100 * self.prose_bytes / self.raw_bytes:.1f}%" if self.raw_bytes else "-"
-        return (f"prose {self.turns:,} turns, {self.prose_words:,} words ≈ {self.prose_tokens_words:,} tokens (words × 1.3); "
-                f"bytes ÷ 4: prose ≈ {self.prose_tokens_bytes:,} of raw ≈ {self.raw_tokens_bytes:,} tokens ({share})")
 
 
 def session_of(root: str | os.PathLike, conversation: str) -> tuple[str, int]:
@@ -590,11 +561,3 @@ def _note_unread(by_stream: dict[str, list[dict]], n: int, redacted: int = 0) ->
         if UNREAD_MARK in turn.get("text", ""):
             turn["text"] = turn["text"].replace(UNREAD_MARK, thinking_note(n, redacted))
             return
-
-
-def estimate(turns: Sequence[dict], raw_bytes: int) -> Estimate:
-    """The :class:`Estimate` of ``turns`` against ``raw_bytes`` source bytes."""
-    turns = [t for t in turns if "text" in t]  # the audit form's header lines carry none
-    words = sum(len(t["text"].split()) for t in turns)
-    size = sum(len(t["text"].encode("utf-8")) for t in turns)
-    return Estimate(len(turns), words, size, raw_bytes)

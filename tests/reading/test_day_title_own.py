@@ -53,8 +53,22 @@ def days(tmp_path_factory, corpus_dir) -> dict:
         checked = asz_in_process("verify", "--export", str(copy_path), "--root", str(root))
         assert checked.returncode == 0, checked.stdout + checked.stderr
         text = copy_path.read_text()
-        out[day] = (text.split("\n\n", 1)[0], text)
+        out[day] = (text.split("\n\n", 1)[0], text, p.stderr)
     return out
+
+
+def test_stderr_names_what_it_counts(days, corpus_dir):
+    """The size line counts the written lines and names the tool calls among them, not 'turns' (trial 49a F5:
+    'prose 1,949 turns' of which 1,211 were tool_call lines); the tool calls counted from the source transcript."""
+    import json
+
+    source = [json.loads(x) for x in (corpus_dir / RELIABILITY).read_text().splitlines()]
+    calls = sum(part.get("type") == "tool_use" for o in source if o.get("type") == "assistant"
+                for part in o["message"]["content"])
+    _, text, stderr = days["2026-01-21"]
+    written = sum(x.startswith("[2026-01-21T") for x in text.splitlines())
+    (said,) = [x for x in stderr.splitlines() if x.startswith("prose ")]
+    assert said.startswith(f"prose {written} lines ({calls} tool calls, {written - calls} other), "), said
 
 
 def _said(head: str, key: str) -> str:
@@ -63,13 +77,13 @@ def _said(head: str, key: str) -> str:
 
 
 def test_each_day_is_titled_by_its_own_prompt(days):
-    first, _ = days["2026-01-21"]
+    first = days["2026-01-21"][0]
     assert _said(first, "title").startswith("Write a shell script called hello.sh")
     assert "3xK9" not in days["2026-01-21"][1]  # masked whole (forms 9)
-    second, _ = days["2026-01-22"]
+    second = days["2026-01-22"][0]
     assert _said(second, "title") == SECOND
     assert "hello.sh" not in second and "root -p" not in second  # nothing of the first day in the head
-    third, _ = days["2026-01-23"]
+    third = days["2026-01-23"][0]
     assert _said(third, "title") == NO_PROMPT_IN_WINDOW
 
 
