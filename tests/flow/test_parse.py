@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from asz_core.flow.chain import ASSEMBLED_BY, Chain, ChainError, assembly_mark
+from asz_core.flow.unread import UNREAD
 from asz_core.flow.fold import Fold
 from asz_core.flow.parse import ParseError, diff_assembly, fold_matches_assembly, parse_outcome, parse_root, parse_session
 from asz_core.flow.round import RoundHeader, build_round, input_digest, landed_file_digest, read_round
@@ -52,7 +53,8 @@ def test_first_parse_covers_everything_then_nothing_new(tmp_path):
     assert parse_session(tmp_path, SESSION, engine=ToyEngine(), fsync=False) == []
     state = Chain(tmp_path, SESSION).read_state()
     assert state == {"head": "1", "head_digest": rs[0].digest, "through_seq": "4", "input_digest": h.input_digest, "parser": "v1", "policy": "v1+idle=10m0s",
-                     ASSEMBLED_BY: assembly_mark()}  # the asz whose assembly wrote it (trial 23b, F4)
+                     ASSEMBLED_BY: assembly_mark(),  # the asz whose assembly wrote it (trial 23b, F4)
+                     UNREAD: "toy/1"}  # the toy files' dialect, which no installed adapter speaks (trial 49c F1)
     check_invariant(tmp_path, rs)
 
 
