@@ -14,7 +14,7 @@ from ..view.secret_forms import found_in, masked_cut
 from .export_steps import part_marker
 from .prose_times import record_of
 
-__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "GONE_ERRORS_RENDER", "drawing_errors", "late_results_drawn", "LATE_RENDER", "error_kinds", "error_line", "error_text",
+__all__ = ["ERROR_BYTES", "ERROR_KINDS", "ERRORS_RENDER", "GONE_ERRORS_RENDER", "CUT_ERRORS_RENDER", "drawing_errors", "late_results_drawn", "LATE_RENDER", "error_kinds", "error_line", "error_text",
            "error_words", "result_error"]
 
 #: The kinds of an error step's line (render 11; trial 37b F5): what failed, as the exports label it
@@ -29,6 +29,10 @@ ERRORS_RENDER = 11
 #: of it left out, and the text form says ``N bytes, removed by retention``, where render 35 gave the size of the
 #: marker standing for it, ``33 bytes, whole`` (trial 47a F1).
 GONE_ERRORS_RENDER = 36
+#: The render from which an error whose text was too large to land gives that text's size (its part's ``bytes``), all
+#: of it left out, ``"too_large": true``, and the text form says ``N bytes, too large to land``, where render 47 gave
+#: the size of the marker standing for it, ``179 bytes, whole`` for a 4,800-byte text (fix48b, fix49b).
+CUT_ERRORS_RENDER = 48
 
 
 #: The render from which a result inside an ``--in-range-only`` window of a call made before it is a line (39a F2).
@@ -88,26 +92,32 @@ def _excerpt(text: str, mask: bool) -> tuple[dict, list[str], list[str]]:
     return {"text": got, "bytes": sizes[0], "left_out": sizes[0] - len(got.encode("utf-8"))}, written, away
 
 
-def _gone(parts: Sequence[dict], text: str, error: dict) -> dict:
-    """``error`` (an excerpt of ``text``, the error text of ``parts``) as retention left it, from render 36
-    (:data:`GONE_ERRORS_RENDER`): when ``text`` is wholly the markers of parts whose text retention took, its ``bytes``
-    the size of those texts, all of it ``left_out`` (trial 47a F1: it said the marker's 33 bytes, ``whole``)."""
+def _gone(parts: Sequence[dict], text: str, error: dict, rec: Optional[dict] = None) -> dict:
+    """``error`` (an excerpt of ``text``, the error text of ``parts``) as retention or the landing left it: when
+    ``text`` is wholly the markers of parts whose text is not in the root, its ``bytes`` the size of those texts, all
+    of it ``left_out``: parts retention took from render 36 (:data:`GONE_ERRORS_RENDER`; trial 47a F1: it said the
+    marker's 33 bytes, ``whole``), parts too large to land from render 48 (:data:`CUT_ERRORS_RENDER`, with
+    ``"too_large": true``; fix48b: 179 bytes, ``whole``, for a 4,800-byte text). ``rec``: the record of ``parts``, as
+    :func:`error_text` read the markers with it."""
     from .export_render import drawn
 
-    gone = [p for p in parts if p.get("state") == "removed" and not p.get("text") and p.get("data") is None]
-    if not gone or drawn() < GONE_ERRORS_RENDER or text != "\n".join(part_marker(p) for p in gone):
+    states = ("removed", "too_large") if drawn() >= CUT_ERRORS_RENDER else ("removed",)
+    gone = [p for p in parts if p.get("state") in states and not p.get("text") and p.get("data") is None]
+    if not gone or drawn() < GONE_ERRORS_RENDER or text != "\n".join(part_marker(p, rec) for p in gone):
         return error
     size = sum(p["bytes"] for p in gone if isinstance(p.get("bytes"), int) and not isinstance(p.get("bytes"), bool))
-    return {**error, "bytes": size, "left_out": size}
+    cut = {"too_large": True} if any(p.get("state") == "too_large" for p in gone) else {}
+    return {**error, "bytes": size, "left_out": size, **cut}
 
 
 def error_words(error: dict) -> str:
     """What the text form says of an error's size (``error``: an excerpt of :func:`_excerpt`, its ``bytes`` and
     ``left_out``): ``66 bytes, whole`` or ``4,321 bytes, the first 1,000 written, 3,321 left out``; ``225 bytes, removed
-    by retention`` when all of it is left out, which only retention does (:func:`_gone`)."""
+    by retention`` when all of it is left out by retention, ``4,800 bytes, too large to land`` when it did not land
+    (:func:`_gone`)."""
     size, away = int(error.get("bytes") or 0), int(error.get("left_out") or 0)
     if size and away == size:  # nothing of it written: the excerpt keeps its first ERROR_BYTES of any other
-        return f"{size:,} bytes, removed by retention"
+        return f"{size:,} bytes, " + ("too large to land" if error.get("too_large") else "removed by retention")
     if not away:
         return f"{size:,} bytes, whole"
     return f"{size:,} bytes, the first {size - away:,} written, {away:,} left out"
@@ -120,7 +130,7 @@ def result_error(p: dict, status: str, mask: bool, rec: Optional[dict] = None) -
     credential the result holds (the form leaves it out)."""
     if status == "error" and drawing_errors():
         error, written, away = _excerpt(text := error_text([p], rec), mask)
-        return {**_gone([p], text, error), "_gone": written}, away
+        return {**_gone([p], text, error, rec), "_gone": written}, away
     return None, found_in(p.get("text") or p.get("data"))
 
 

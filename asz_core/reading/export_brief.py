@@ -33,7 +33,7 @@ from .export_refusals import tool_mark
 from .export_steps import media_line, steps
 from .termtext import md_line, md_visible
 
-__all__ = ["KINDS", "SEALED_RENDER", "SIZES_RENDER", "left_out_line", "to_brief"]
+__all__ = ["KINDS", "SEALED_RENDER", "SIZES_RENDER", "LANDED_SIZES_RENDER", "left_out_line", "to_brief"]
 
 #: What the brief form leaves out, in the order its lines name them.
 KINDS = ("tool results", "tool inputs", "injected context texts", "compaction summaries", "runtime records",
@@ -45,6 +45,9 @@ _LABELLED = frozenset({"epoch.boundary", "control.notice", "runtime.notification
 
 #: The render from which a result retention took is said by its original size (:func:`_result_size`).
 SIZES_RENDER = 43
+#: The render from which every result is said by the size its landed part has, which a skeleton keeps
+#: (:func:`_result_size`; fix48l, fix49b).
+LANDED_SIZES_RENDER = 48
 
 
 #: The render from which the brief form draws a person's or the agent's text as the full md does, a code fence it
@@ -100,13 +103,18 @@ def _gist(st: dict, dialect: str, mask) -> str:
 
 
 def _result_size(st: dict) -> int:
-    """A tool result's size in bytes: the original's the skeleton keeps (``result_bytes``) when retention took its
-    text, from render 43 (:data:`SIZES_RENDER`; fix48l: render 42 and before said the marker's, 33 bytes for a
-    103-byte result), else the drawn text's."""
+    """A tool result's size in bytes. From render 48 (:data:`LANDED_SIZES_RENDER`) the size of its landed part, the
+    document's ``result_bytes``, whatever its state: the one figure a copy made before ``asz prune`` and the root after
+    it both give (a skeleton keeps it), so ``asz verify --export`` holds it to the root, and a result too large to land
+    or made smaller is said by its own size, not its marker's (fix49b: render 47 said the drawn text's, 107 bytes for
+    an 86-byte runtime's structured result drawn as key: value lines, and a marker's 60 for a 3 MB result). Render 43
+    to 47: the original's the skeleton keeps (``result_bytes``) when retention took its text (fix48l: render 42 and
+    before said the marker's, 33 bytes for a 103-byte result, :data:`SIZES_RENDER`), else the drawn text's."""
     from .export_render import drawn
 
     n = st.get("result_bytes")
-    if st.get("result_state") == "removed" and isinstance(n, int) and not isinstance(n, bool) and drawn() >= SIZES_RENDER:
+    kept = isinstance(n, int) and not isinstance(n, bool)
+    if kept and (drawn() >= LANDED_SIZES_RENDER or st.get("result_state") == "removed" and drawn() >= SIZES_RENDER):
         return n
     return _size(st["result"])
 

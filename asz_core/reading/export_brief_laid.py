@@ -18,16 +18,22 @@ the same words before what was read from the text, a report line for a result li
 is laid over (:func:`~.export_retention.retention_spans`); the copy holds more only after a marker (the rest of a
 text retention took) or from an "Asked" heading on (its prompt), and never one of the form's own lines there
 (:data:`_OWN`: a tool call's line, a step's or talk's heading), so a kept value changed (a tool's name, a result's
-size the skeleton keeps) is still a problem."""
+size the skeleton keeps) is still a problem. From render 48 a brief copy says each result by its landed part's size,
+the one the skeleton keeps (:data:`~.export_brief.LANDED_SIZES_RENDER`), so a result line beside a call whose input
+went is held to the root's figure (fix49b: a hand-changed ``result 309 bytes left out`` checked); a copy of render 47
+or before said the drawn text's size, which a skeleton cannot tell (a structured result drawn as ``key: value``
+lines), and is laid over as before."""
 
 from __future__ import annotations
 
 import re
+from functools import partial
+from typing import Callable
 
 from ..view.step_words import NOTICE_LABELS
 from .export_retention import MARKER, REMOVED_MARK, TALK_HEADING, blank_marker, retention_spans, said_gone
 
-__all__ = ["brief_laid"]
+__all__ = ["brief_laid", "laid"]
 
 #: A left-out line of the header (``…; left out: 89 tool results …``) or a talk's (``*Left out of this talk: …*``).
 _LEFT = re.compile(rb"(.*?[Ll]eft out(?: of this talk)?: )(.*)")
@@ -54,13 +60,16 @@ _OWN = re.compile(rb"- Tool \*\*|\*\*?[^*]+\*\*? \xc2\xb7 |## |\*Left out of thi
 _ASKED = re.compile(rb"\*\*(?:Asked \(the prompt this talk was given\)|Context)\*\*(?: \xc2\xb7 .*)?")
 
 
-def _same(x: bytes, y: bytes) -> bool:
-    """Whether the copy's line ``y`` stands for the root's line ``x`` (see the module's words)."""
+def _same(x: bytes, y: bytes, sized: bool = False) -> bool:
+    """Whether the copy's line ``y`` stands for the root's line ``x`` (see the module's words); ``sized``: the copy
+    says its results' landed sizes (render 48 on), so a result line is held to the root's figure."""
     if x == y:
         return True
     for rx, ry in ((TALK_HEADING, TALK_HEADING), (_LEFT, _LEFT), (_RESULT, _REPORT), (_SIZED, _RESULT), (_SIZED, _NONE)):
         h, g = rx.fullmatch(x), ry.fullmatch(y)
         if h and g:
+            if sized and ry in (_RESULT, _NONE) and x[x.rindex(b" \xc2\xb7 "):] != y[y.rindex(b" \xc2\xb7 "):]:
+                return False  # the result's size, which the skeleton keeps, is not the root's
             return h.group(1) == g.group(1) or (MARKER.search(h.group(1)) is not None
                                                 and retention_spans(g.group(1), h.group(1)) is not None)
     h, g = _STEP.fullmatch(x), _STEP.fullmatch(y)
@@ -75,9 +84,17 @@ def _blank_head(root: list[bytes], i: int) -> bool:
     return _HEAD.fullmatch(root[i]) is not None and root[i + 1:i + 2] == [b""] and i + 2 < len(root) and blank_marker(root[i + 2])
 
 
-def brief_laid(root: list[bytes], mine: list[bytes]) -> bool:
+def brief_laid(render: int) -> Callable[[list[bytes], list[bytes]], bool]:
+    """:func:`laid` for a brief copy of render ``render`` (its results' sizes held to the root's from render 48)."""
+    from .export_brief import LANDED_SIZES_RENDER
+
+    return partial(laid, sized=render >= LANDED_SIZES_RENDER)
+
+
+def laid(root: list[bytes], mine: list[bytes], sized: bool = False) -> bool:
     """Whether the copy's run of lines ``mine`` differs from the root's ``root`` only where retention took a text
-    (the module's words): each state is (root line, copy line, whether the copy may hold more here)."""
+    (the module's words): each state is (root line, copy line, whether the copy may hold more here); ``sized`` as
+    :func:`_same` takes it."""
     todo, seen = [(0, 0, False)], set()
     while todo:
         i, j, more = state = todo.pop()
@@ -86,7 +103,7 @@ def brief_laid(root: list[bytes], mine: list[bytes]) -> bool:
         seen.add(state)
         if i == len(root) and (j == len(mine) or more):
             return True
-        if i < len(root) and j < len(mine) and _same(root[i], mine[j]):
+        if i < len(root) and j < len(mine) and _same(root[i], mine[j], sized):
             todo.append((i + 1, j + 1, MARKER.search(root[i]) is not None))
         if j < len(mine) and (_ASKED.fullmatch(mine[j]) or more and not _OWN.match(mine[j]) or _TALK_LEFT.fullmatch(mine[j])):
             todo.append((i, j + 1, True))

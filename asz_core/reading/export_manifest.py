@@ -403,7 +403,8 @@ def check_against_root(copy: bytes, body: dict, docs: Callable[[str], dict],
                     f"and each of the {len(entries)} mask(s) stands over a credential of its form")
     else:
         made = body.get("made") or {}
-        gone_lines, spans, wrong = _retention_differences(copy, again, entries, pruned, made.get("format"), bool(made.get("brief")))
+        gone_lines, spans, wrong = _retention_differences(copy, again, entries, pruned, made.get("format"), bool(made.get("brief")),
+                                                          int(body.get("render") or 1))
         problems += wrong
         if gone_lines:
             said.append(f"not checkable: removed by retention: {len(gone_lines):,} line(s) of the copy ({lines_said(gone_lines)}) "
@@ -486,13 +487,13 @@ def _root_masks(entries: list[dict], spans, pruned: set) -> tuple[dict, tuple, l
 
 
 def _retention_differences(copy: bytes, again: bytes, entries: list[dict], pruned: set,
-                           fmt: Optional[str], brief: bool = False) -> tuple[set[int], Optional[list], list[str]]:
+                           fmt: Optional[str], brief: bool = False, render: int = 1) -> tuple[set[int], Optional[list], list[str]]:
     """The copy against the copy made again from a root (``again``) that differs from it: ``(not checkable lines
     (from 1), spans, problems)``. Of a conversation retention pruned, a line whose landed text retention took is
     not checkable (:mod:`~asz_core.reading.export_retention`): ``--audit``'s lines key by key, the text form's blocks
     so, a json document key by key, an md or html copy laid over the root's markers (``spans``: where each stands,
     [] when laid line by line or key by key, None when nothing was laid so); every other difference is a problem
-    (trial 29a F1)."""
+    (trial 29a F1). ``render``: the copy's; a brief copy of render 48 on holds its results' sizes to the root's."""
     gone, spans, skip_gone, laid = removed_lines(copy, again, pruned), None, set(), again
     if pruned and fmt == "text":  # the text form: block by block, as --audit's lines
         missing: set[int] = set()
@@ -512,7 +513,7 @@ def _retention_differences(copy: bytes, again: bytes, entries: list[dict], prune
         if fmt == "md":
             from .export_brief_laid import brief_laid
 
-            more, laid = removed_blocks(copy, again, brief_laid if brief else None)  # the brief form's lines too (fix48l)
+            more, laid = removed_blocks(copy, again, brief_laid(render) if brief else None)  # the brief form's lines too (fix48l)
             gone |= more
         else:  # html: element by element, each said at its line of the copy
             (cut, at), (again_cut, _) = html_lines(copy), html_lines(again)

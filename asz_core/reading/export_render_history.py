@@ -287,4 +287,14 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   credentials' fragments in a head whose ``credentials`` line counted none of them;
   :func:`~asz_core.reading.audit_window.window_title`, :data:`OWN_TITLE_RENDER`). A copy of render 46 or before is
   made again as it was drawn.
+- render 48: the brief md says every tool result by the size of its landed part (the document's ``result_bytes``,
+  which a skeleton keeps), ``result 86 bytes left out``, and its talk's and header's left-out figures so, where render
+  47 said the drawn text's (107 bytes for a runtime's structured result drawn as ``key: value`` lines) and a result
+  too large to land by its marker's size (fix49b; :data:`~asz_core.reading.export_brief.LANDED_SIZES_RENDER`): a copy
+  made before ``asz prune`` then says what the pruned root says, and ``asz verify --export`` holds each such figure to
+  it (:func:`~asz_core.reading.export_brief_laid.brief_laid`). A copy of render 47 or before is made again as it was
+  drawn, its figures beside a tool call whose input went not checkable. The text form and ``--audit`` give a failed
+  call's error whose text was too large to land by that text's size, all of it left out, ``error: 4,800 bytes, too
+  large to land`` (``"too_large": true``), where render 47 gave the marker's, ``179 bytes, whole`` (fix48b;
+  :data:`~asz_core.reading.audit_errors.CUT_ERRORS_RENDER`).
 """

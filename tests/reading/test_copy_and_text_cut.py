@@ -130,3 +130,33 @@ def test_a_render_38_copy_and_a_json_copy_without_the_keys_still_check(landed, t
     copy = json_visible(to_json(doc)) + b"\n"  # an earlier asz's copy: as the json form writes it, without the keys
     made, said = as_earlier(copy, again)
     assert made == copy and len(said) == 1 and "its 2 such result(s) compared as that asz wrote them" in said[0]
+
+
+def test_the_brief_and_text_forms_say_the_results_own_size(landed, tmp_path):
+    """fix48l, fix48b: the brief md said the failed call's result by its marker's size, and the text form its error
+    ``179 bytes, whole``, the marker's; from render 48 both say the text's size computed from the source line (not its
+    marker's), the error ``too large to land``. A text copy of the render before still checks, as that render drew it."""
+    from asz_core.reading.audit_errors import CUT_ERRORS_RENDER
+    from asz_core.reading.export_render import drawing
+
+    root, base, src = landed
+    s = src["toolu_5"]
+    marker = f"[too large to land: {_said(s)}]"
+    brief = _asz("export", SESSION[:8], "--root", str(root), "--format", "md", "--brief", base=base).stdout
+    assert f"- Tool **Bash** `cat log` · failed · result {s['text']:,} bytes left out" in brief.splitlines()
+    text = _asz("export", SESSION[:8], "--root", str(root), "--format", "text", base=base).stdout.splitlines()
+    at = text.index(f"| {marker}")
+    assert text[at - 1] == f"error: {s['text']:,} bytes, too large to land"
+    audit = [json.loads(x) for x in _asz("export", SESSION[:8], "--root", str(root), "--audit", base=base).stdout.splitlines()]
+    (call,) = [x for x in audit if x.get("kind") == "tool_call"]
+    assert call["error"] == {"text": marker, "bytes": s["text"], "left_out": s["text"], "too_large": True}
+    old = tmp_path / "old.txt"
+    with drawing(CUT_ERRORS_RENDER - 1):
+        _asz("export", SESSION[:8], "--format", "text", "--out", str(old), "--root", str(root), base=base)
+    assert f"error: {len(marker.encode()):,} bytes, whole" in old.read_text(encoding="utf-8").splitlines()
+    body = json.loads((tmp_path / "old.txt.manifest.json").read_text())
+    for render, code in ((CUT_ERRORS_RENDER - 1, 0), (CUT_ERRORS_RENDER, 1)):  # the same bytes said to be the later: the error's size is a changed line
+        (tmp_path / "old.txt.manifest.json").write_text(json.dumps({**body, "render": render}))
+        p = asz_in_process("verify", "--export", str(old), "--root", str(root), cwd=base,
+                           env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
+        assert p.returncode == code, p.stdout

@@ -145,6 +145,12 @@ def test_a_brief_copy_made_before_retention_checks_and_says_the_kept_sizes(prune
         assert p.returncode == 1 and "problem(s)" in p.stdout.splitlines()[-1], (old, p.stdout[-3000:])
     sizes = _exit_plan_results(corpus_source)
     assert sizes == [308, 103]
+    # fix49b: from render 48 the copy says each result by its landed size, the skeleton's: a figure changed is a problem
+    old, new = f"- Tool **ExitPlanMode** · result {sizes[0]:,} bytes left out", f"· result {sizes[0] + 1:,} bytes left out"
+    line = next(x for x in data.decode().splitlines() if x.startswith("- Tool **ExitPlanMode**"))
+    forged = data.replace(line.encode(), line.rsplit(" · result ", 1)[0].encode() + b" " + new.encode(), 1)
+    p = asz("verify", "--export", str(_forge(copies["brief"], forged, tmp_path / "forged-size.md")), "--root", str(root), check=False)
+    assert p.returncode == 1 and "problem(s)" in p.stdout.splitlines()[-1], (old, p.stdout[-3000:])
     now = asz("export", SID[:8], "--format", "md", "--brief", "--root", str(root)).stdout
     said = [x.rsplit(" · result ", 1)[1] for x in now.splitlines() if x.startswith("- Tool **ExitPlanMode**")]
     assert said == [f"{n:,} bytes left out" for n in sizes]
