@@ -196,13 +196,17 @@ def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = No
     und = doc.get("undescribed") or []
     if und:  # trial finding 8: bytes the dialect could not describe are said, not only listed in --json
         blank = sum(1 for u in und if u.get("blank"))  # empty, blank or null lines: no call in them (trial 41b F6)
+        bare = sum(1 for u in und if u.get("no_object"))  # a string, a number: no object, so no call (trial 49b F5)
         out.append(f"undescribed {len(und)} record part(s) the dialect could not describe (kept whole; --json lists them "
                    "under undescribed)" + (f"; {blank} of them a line that holds nothing (empty, blanks only, or null), "
-                                           "which cannot hold a call: not among the records that could" if blank else ""))
+                                           "which cannot hold a call: not among the records that could" if blank else "")
+                   + (f"; {bare} of them JSON holding no object (a string, a number, true or false, an array of those), "
+                      "which cannot hold a call either" if bare else ""))
         for u in und[:UNDESCRIBED_SHOWN]:
             r = u["ref"]
             out.append(f"  seq {r['seq']} row {r['row']} block {r['block']}: {visible(u['reason'])} ({u['bytes']:,} bytes"
-                       + ("; it holds nothing, so no call" if u.get("blank") else "") + ")")
+                       + ("; it holds nothing, so no call" if u.get("blank") else "")
+                       + (f"; {u['no_object']}, which holds no call" if u.get("no_object") else "") + ")")
         if len(und) > UNDESCRIBED_SHOWN:
             out.append(f"  and {len(und) - UNDESCRIBED_SHOWN} more")
     for p in s["problems"]:

@@ -297,4 +297,11 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   call's error whose text was too large to land by that text's size, all of it left out, ``error: 4,800 bytes, too
   large to land`` (``"too_large": true``), where render 47 gave the marker's, ``179 bytes, whole`` (fix48b;
   :data:`~asz_core.reading.audit_errors.CUT_ERRORS_RENDER`).
+- render 49: a transcript line that is JSON holding no object (a string, a number, ``true``, an array of those:
+  :func:`~asz_core.sessiondata.model.no_object_said`) is not among the ``undescribed records that could hold calls``
+  of the problem line (md's, html's and the text form's head, the json document's ``summary.problems`` and
+  ``undescribed_calls``), as a ``null`` line is not since trial 41b F6, and the json document's ``undescribed`` entry of
+  such a line says what it is (``no_object``: ``a JSON string``, …), where render 48 counted ``"text"`` and ``12``
+  among them (trial 49b F5; :data:`~asz_core.view.usage_undescribed.NO_OBJECT_RENDER`). A copy of render 48 or before
+  is made again as it was drawn (:data:`~asz_core.view.usage_undescribed.OBJECTLESS_COUNTED`).
 """

@@ -43,6 +43,7 @@ __all__ = [
     "member_part",
     "is_member_part",
     "is_blank_part",
+    "no_object_said",
     "source_sha",
     "COMPANION_WHAT",
     "companion_file_name",
@@ -252,6 +253,39 @@ def is_blank_part(part: "Part | dict") -> bool:
     it cannot hold a model call, so no reader counts it among the records that could (trial 41b F6). Never raises."""
     k, data = (part.get("k"), part.get("data")) if isinstance(part, dict) else (part.k, getattr(part, "data", None))
     return k == "unknown" and isinstance(data, str) and data.strip(" \t\r\n") in BLANK_LINES
+
+
+def no_object_said(part: "Part | dict") -> str | None:
+    """What an unknown part's line is when it is JSON holding no object anywhere, so no model call (a call is an
+    object): ``a JSON string``, ``a JSON number``, ``true or false``, ``null``, ``a JSON array holding no object``
+    (trial 49b F5: ``"text"`` and ``12`` were counted among the records that could hold calls, though ``null`` was
+    not); None for any other part, a line that is not JSON (a torn line may have been an object) or an empty one
+    (:func:`is_blank_part`). Never raises."""
+    k, data = (part.get("k"), part.get("data")) if isinstance(part, dict) else (part.k, getattr(part, "data", None))
+    if k != "unknown" or not isinstance(data, str) or not data.strip(" \t\r\n"):
+        return None
+    import orjson
+
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if isinstance(value, list):
+        return None if _holds_object(value) else "a JSON array holding no object"
+    return {str: "a JSON string", bool: "true or false", type(None): "null"}.get(type(value), "a JSON number") \
+        if not isinstance(value, dict) else None
+
+
+def _holds_object(value: list) -> bool:
+    """Whether a JSON array holds an object at any depth."""
+    todo = [value]
+    while todo:
+        for x in todo.pop():
+            if isinstance(x, dict):
+                return True
+            if isinstance(x, list):
+                todo.append(x)
+    return False
 
 
 @attrs.define

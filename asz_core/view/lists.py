@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..flow.model import Node, Relation
-from ..sessiondata.model import is_blank_part
+from ..sessiondata.model import is_blank_part, no_object_said
+from .usage_undescribed import OBJECTLESS_COUNTED
 from .kinds import STRUCTURAL, WITHHOLDABLE_SET
 from .nodes import NodeView
 from .time_order import in_time_order
@@ -183,6 +184,8 @@ class ListView(NodeView):
         One entry each, in seq/row/block order: ``ref``, ``stream``, ``reason``
         (the part's text), ``bytes``, ``blank`` (true) when the line holds nothing (empty, blanks only, or
         ``null``: it cannot hold a call, so no reader counts it among the records that could; trial 41b F6),
+        ``no_object`` (what it is: ``a JSON string``, ``a JSON number``, ``true or false``, ``a JSON array holding no
+        object``) when the line is JSON holding no object, which cannot hold one either (from render 49; trial 49b F5),
         and ``node`` when a node of the fold cites that record. Listed so a reader sees them even where no step is drawn.
         Added in 1.x (a 1.x only adds keys).
         """
@@ -195,6 +198,8 @@ class ListView(NodeView):
                         "reason": p.get("text", ""), "bytes": p.get("bytes", 0)})
             if is_blank_part(p):  # an empty, blank or null line: it holds nothing, so no call (trial 41b F6)
                 out[-1]["blank"] = True
+            elif (said := no_object_said(p)) and not OBJECTLESS_COUNTED.get():  # a string, a number: no call (49b F5)
+                out[-1]["no_object"] = said
         if out:
             cited: dict[tuple[int, int], str] = {}
             for n in self.nodes.values():

@@ -4,12 +4,28 @@ which names them as before."""
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from typing import Callable, Iterable, Mapping
 
-from ..sessiondata.model import is_blank_part, is_member_part
+from ..sessiondata.model import is_blank_part, is_member_part, no_object_said
 
-__all__ = ["UNDESCRIBED_PREFIX", "undescribed_found", "undescribed_counts", "undescribed_call_lines", "NAMED_CLAUSE",
+__all__ = ["NO_OBJECT_RENDER", "OBJECTLESS_COUNTED", "holds_no_call", "UNDESCRIBED_PREFIX", "undescribed_found", "undescribed_counts", "undescribed_call_lines", "NAMED_CLAUSE",
            "undescribed_in", "ROW_OF", "NAMED", "undescribed_line", "undescribed_said", "undescribed_read"]
+
+#: The render from which a line that is JSON holding no object (a string, a number, ``true``, an array of those:
+#: :func:`~asz_core.sessiondata.model.no_object_said`) is not among the records that could hold calls, as a ``null``
+#: line is not (trial 49b F5), and the document's ``undescribed`` entry of such a line says what it is (``no_object``).
+NO_OBJECT_RENDER = 49
+#: True while a copy of a render before :data:`NO_OBJECT_RENDER` is drawn again
+#: (:func:`~asz_core.reading.export_render.drawing`): such lines were counted, and no entry said ``no_object``.
+OBJECTLESS_COUNTED: ContextVar[bool] = ContextVar("asz_objectless_counted", default=False)
+
+
+def holds_no_call(part: dict) -> bool:
+    """Whether an unknown part's line cannot hold a model call: it holds nothing (empty, blanks only, ``null``: trial
+    41b F6) or, from render 49, is JSON holding no object (:data:`NO_OBJECT_RENDER`; trial 49b F5)."""
+    return is_blank_part(part) or (not OBJECTLESS_COUNTED.get() and no_object_said(part) is not None)
+
 
 #: How a ``summary.problems`` line about undescribed transcript records starts (:func:`undescribed_call_lines`).
 UNDESCRIBED_PREFIX = "undescribed records that could hold calls: "
@@ -29,7 +45,8 @@ def undescribed_found(headers: dict, records: dict, listed: Iterable[tuple[int, 
     (:func:`~asz_core.sessiondata.model.is_member_part`: an assistant line with a new member and no content is read,
     its call counted); such parts are left aside before the rule, so a record is named as it was before they existed.
     A line that holds nothing (empty, blanks only, or ``null``: :func:`~asz_core.sessiondata.model.is_blank_part`)
-    lands as unknown too but cannot hold a call, so it is not named (trial 41b F6).
+    lands as unknown too but cannot hold a call, so it is not named (trial 41b F6), nor, from render 49, one that is
+    JSON holding no object, a string, a number, ``true`` or an array of those (:func:`holds_no_call`; trial 49b F5).
     Both empty nearly always. :func:`undescribed_call_lines` words them, :func:`undescribed_counts` counts them."""
     found: list[str] = []  # naming no call
     named: list[str] = []  # naming the call they belong to (its llm.call counts them): their content alone not read
@@ -40,7 +57,7 @@ def undescribed_found(headers: dict, records: dict, listed: Iterable[tuple[int, 
         r = records[seq][row - 1]
         parts = [p for p in r.get("parts") or () if not (isinstance(p, dict) and is_member_part(p))]
         if parts and all(isinstance(p, dict) and p.get("k") == "unknown" for p in parts) \
-                and not all(is_blank_part(p) for p in parts):  # an empty, blank or null line holds no call (trial 41b F6)
+                and not all(holds_no_call(p) for p in parts):  # a blank or null line, a string, a number: no call (41b F6, 49b F5)
             call = r.get("call")
             (named if isinstance(call, str) and call else found).append(f"{seq}/{row}" + (f" ({call})" if call else ""))
     return found, named

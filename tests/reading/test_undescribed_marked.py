@@ -152,3 +152,45 @@ def test_empty_blank_and_null_lines_are_undescribed_but_could_hold_no_call(sourc
     assert asz_in_process("ls", "--root", str(clean)).stdout.splitlines()[1].endswith("verified")
     p = asz_in_process("usage", "--root", str(clean), "--tz", "UTC")
     assert "undescribed" not in p.stdout and "!" not in p.stdout, p.stdout
+
+
+def test_json_holding_no_object_could_hold_no_call_either(source, tmp_path):
+    """Trial 49b F5: the lines ``"text"`` and ``12`` (and ``["x"]``, ``true``) were counted among the "transcript
+    record(s) … could hold calls" though, like ``null``, they hold no object and so no call. From render 49 only a line
+    that could hold one is counted (an array holding an object, a line that is not JSON): those are named, the others
+    said for what they are in ``asz conversation`` and the json document's ``undescribed`` (``no_object``); and a
+    render 48 copy's head is made again counting them as it did, so it still checks."""
+    odd = [b'["x"]\n', b'"text"\n', b"12\n", b"true\n", b'[[1, "a"]]\n', b'[{"type": "assistant"}]\n',
+           b'{"type": "assistant", "message": {"con\n']
+    data = source + odd
+    root = _collect(tmp_path / "odd", b"".join(data))
+    could = [i + 1 for i, ln in enumerate(data) if ln.startswith((b"[{", b"{")) and i >= len(source)]  # counted in the source
+    assert len(could) == 2
+    text = asz_in_process("ls", "--root", str(root)).stdout.splitlines()
+    assert text[2] == (f"! problems in {SID[:8]} (1): undescribed records that could hold calls: 2 transcript record(s) "
+                       f"the dialect could not read (kept whole as unknown parts), so no figure counts a call they may "
+                       f"hold: 1/{could[0]}, 1/{could[1]}; asz conversation {SID[:8]} names them")
+    got = json.loads(asz_in_process("usage", "--json", "--root", str(root), "--tz", "UTC").stdout)
+    assert got[0]["undescribed"] == [{"conversation": SID, "records": 2, "naming_calls": 0}]
+    conv = asz_in_process("conversation", SID[:8], "--root", str(root)).stdout.splitlines()
+    assert (f"undescribed {len(odd)} record part(s) the dialect could not describe (kept whole; --json lists them under "
+            "undescribed); 5 of them JSON holding no object (a string, a number, true or false, an array of those), "
+            "which cannot hold a call either") in conv
+    said = [ln.rsplit("; ", 1)[1] for ln in conv if ln.endswith(", which holds no call)")]
+    assert said == ["a JSON array holding no object, which holds no call)", "a JSON string, which holds no call)",
+                    "a JSON number, which holds no call)", "true or false, which holds no call)",
+                    "a JSON array holding no object, which holds no call)"]
+    doc = json.loads(asz_in_process("export", SID[:8], "--format", "json", "--root", str(root)).stdout)
+    assert [u.get("no_object") for u in doc["undescribed"]] == [
+        "a JSON array holding no object", "a JSON string", "a JSON number", "true or false",
+        "a JSON array holding no object", None, None]
+    from asz_core.reading.export_render import drawing
+
+    old = tmp_path / "old.md"
+    with drawing(48):
+        asz_in_process("export", SID[:8], "--out", str(old), "--root", str(root))
+    assert "could hold calls: 7 transcript record(s)" in old.read_text()
+    res = asz_in_process("verify", "--export", str(old), "--root", str(root))
+    assert res.returncode == 0 and res.stdout.splitlines()[-1] == "the copy checks against the root", res.stdout
+    only = _collect(tmp_path / "only-scalars", b"".join(source + odd[:5]))  # nothing that could: nothing marked !
+    assert asz_in_process("ls", "--root", str(only)).stdout.splitlines()[1].endswith("verified")
