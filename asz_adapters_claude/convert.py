@@ -37,9 +37,10 @@ Decisions where the mapping leaves room (origin-digest §5.1, field reports 28-3
 * ``redacted_thinking`` lists its encrypted ``data`` in ``dropped`` the way a
   thinking signature is listed.
 * A UTF-8 byte order mark (EF BB BF) at the start of a line of a JSON source (a transcript, journal, sidecar or
-  manifest; not a companion's text or a script) is read past: the record keeps ``off`` and ``bytes``/``sha``
+  manifest; not a companion's text or a script) is read past by ``asz_core.past_bom``, the rule every adapter
+  follows (docs/adapters.md, "A byte order mark"): the record keeps ``off`` and ``bytes``/``sha``
   of the whole line, mark included, its parts are made from the JSON after the mark, and ``dropped`` lists
-  :data:`BOM_WHAT` (3 bytes; why: :data:`BOM_WHY` at file offset 0, :data:`BOM_WHY_LINE` on a later line, where two
+  ``asz_core.BOM_WHAT`` (3 bytes; why: ``BOM_WHY`` at file offset 0, ``BOM_WHY_LINE`` on a later line, where two
   files that each began with one were joined, as Windows ``copy /b a+b`` joins them: trial 31c F5). When the line
   after the mark is not described either, it lands whole, mark included, as one unknown part, as before (trial 18,
   F-b).
@@ -53,7 +54,7 @@ from __future__ import annotations
 
 import attrs
 
-from asz_core import (Dropped, Part, Record, Source, keys_twice, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part,
+from asz_core import (Part, past_bom, Record, Source, keys_twice, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part,
                       nesting_depth)
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
@@ -181,28 +182,19 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
     return not lone
 
 
-#: A UTF-8 byte order mark, read past at the start of a line of a JSON source (:func:`_fill_past_bom`).
-BOM = b"\xef\xbb\xbf"
-#: What a record whose line began with :data:`BOM` lists under ``dropped`` (seed 000, Dropped), and why: at file
-#: offset 0, and on a later line (two files joined, each with its mark: trial 31c F5).
-BOM_WHAT = "byte order mark"
-BOM_WHY = "a UTF-8 byte order mark before the JSON at the start of the file: not part of the record's value"
-BOM_WHY_LINE = ("a UTF-8 byte order mark before the JSON at the start of the line (files joined, each starting with "
-                "one): not part of the record's value")
-
-
 def _fill_past_bom(rec: Record, source: Source, raw: bytes) -> bool | None:
-    """Fill ``rec`` from the JSON after the :data:`BOM` that starts ``raw``, a line of a JSON source (at any offset:
+    """Fill ``rec`` from the JSON after the byte order mark that starts ``raw``, a line of a JSON source (at any offset:
     a later line's mark is where two files with one each were joined, trial 31c F5), with ``dropped`` naming the
     mark, and give :func:`_fill`'s answer; None, ``rec`` untouched, when ``raw`` is no such line or what follows the
     mark is not described (an unknown part would keep its bytes without the mark)."""
-    if not raw.startswith(BOM) or source.kind not in ("transcript", *_KINDS):
+    body, mark = past_bom(raw, rec.off)
+    if mark is None or source.kind not in ("transcript", *_KINDS):
         return None
     trial = Record(ord=rec.ord, off=rec.off, sha=rec.sha, bytes=rec.bytes)
-    decoded = _fill(trial, source, raw[len(BOM):])
+    decoded = _fill(trial, source, body)
     if any(p.k == "unknown" for p in trial.parts):
         return None
-    trial.dropped.insert(0, Dropped(what=BOM_WHAT, bytes=len(BOM), why=BOM_WHY if rec.off == 0 else BOM_WHY_LINE))
+    trial.dropped.insert(0, mark)
     _adopt(rec, trial)
     return decoded
 

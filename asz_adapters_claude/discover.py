@@ -42,7 +42,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from asz_core import Discovery, Source, json_loads, os_error_text, source_entries
+from asz_core import Discovery, Source, json_loads, os_error_text, past_bom, source_entries
 
 from .convert import DIALECT
 
@@ -59,8 +59,6 @@ _AGENT_FILE = re.compile(r"agent-(?P<id>.+?)(?P<ext>\.(?i:jsonl)|\.(?i:meta\.jso
 _JSONL = ".jsonl"
 #: A ``"sessionId"`` member with a UUID-long string value, as a line gives it (:func:`_lines_session`).
 _SESSION_MEMBER = re.compile(rb'"sessionId"\s*:\s*"([0-9a-fA-F-]{36})"')
-#: A UTF-8 byte order mark, read past at the start of a line (:func:`_lines_session`).
-_BOM = b"\xef\xbb\xbf"
 #: (path, size, mtime_ns, ino) of a transcript whose name is not lower case -> the session its lines name.
 _NAMED: dict[tuple, str] = {}
 #: Files :data:`_NAMED` keeps at most.
@@ -130,7 +128,7 @@ def _lines_session(path: Path, stem: str) -> str:
             if m is None or m.group(1).decode("ascii").lower() != want:
                 continue
             try:
-                value = json_loads(line[len(_BOM):] if line.startswith(_BOM) else line)
+                value = json_loads(past_bom(line)[0])
             except (ValueError, RecursionError):
                 continue
             sid = value.get("sessionId") if isinstance(value, dict) else None

@@ -42,7 +42,7 @@ class ClaudeCodeLocal(Adapter):
     # so does a content block's member (members.BLOCK_KNOWN) and a text attachment's (members.ATTACHMENT_TEXT_KNOWN);
     # 0.6.0: and an item's of a tool_result's content or a queued_command's prompt list (members.MEMBERS), and a user
     # line's list of one text block holding such a member states "content list" (blocks.BLOCK_MEMBERS_LISTED_FROM);
-    # 0.7.0: a line after the first that starts with a byte order mark (files joined) is read past it (convert.BOM_WHY_LINE);
+    # 0.7.0: a line after the first that starts with a byte order mark (files joined) is read past it (asz_core.BOM_WHY_LINE);
     # 0.8.0: a main transcript line's "isSidechain": true lands as the record's sidechain (transcript.SIDECHAIN_FROM)
     # 0.9.0: Claude Code's interrupt notice lands flagged notice, not external_input (transcript.INTERRUPT_RULE_FROM)
     version = "0.9.0"

@@ -78,6 +78,8 @@ _LAZY = {
     # an adapter's discovery that materialises what it reads says how far it is (trial 37b F7)
     "discovery_progress": ("asz_core.collect.meter", "discovering"),
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
+    # a UTF-8 byte order mark before a line's JSON, read past and listed under dropped (trial 49c F5)
+    **dict.fromkeys(("BOM", "BOM_WHAT", "BOM_WHY", "BOM_WHY_LINE", "past_bom"), "asz_core.sessiondata.bom"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
     "ProviderSession": ("asz_core.sessiondata.providerbody", "Session"),
@@ -167,6 +169,11 @@ __all__ = [
     "discovery_progress",
     "loads_source",
     "settle_surrogates",
+    "BOM",
+    "BOM_WHAT",
+    "BOM_WHY",
+    "BOM_WHY_LINE",
+    "past_bom",
     "BodyError",
     "BodyMeta",
     "MissingReference",

@@ -20,6 +20,7 @@ _LAZY = {
     **dict.fromkeys(("time_as_written", "untimed", "untimed_at", "untimed_said"), "untimed"),
     **dict.fromkeys(("FROM_VALUES", "TRIGGERS"), "vocabulary"),
     "mcp_split": "mcpname",
+    **dict.fromkeys(("BOM", "BOM_WHAT", "BOM_WHY", "BOM_WHY_LINE", "past_bom"), "bom"),
     **dict.fromkeys(("DEFAULT_MAX_DELTA_BYTES", "LandedFile", "SDWriter", "VocabularyError", "check_vocabulary", "encoded_size", "encode_measured",
                      "shrink_record"), "writer"),
 }

@@ -25,6 +25,7 @@ from asz_core import (
     json_loads,
     loads_source,
     object_members,
+    past_bom,
     settle_surrogates,
     source_sha,
     unknown_part,
@@ -116,24 +117,30 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     # ``rec.id = f"{source.session}:{native}"`` (and ``parent`` the same way).
     rec = Record(ord=ord, off=off, bytes=len(line), sha=source_sha(line))
     turn = TURNS.before(source.path, off)  # the model of the turn this line sits in (turn.py)
+    whole, (line, mark) = line, past_bom(line, off)  # a UTF-8 byte order mark is read past and listed (adapters.md)
     try:
         obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
     except (ValueError, UnicodeDecodeError, RecursionError):
         obj = None
     TURNS.after(source.path, off + len(line) + 1, turn_of(obj) or turn)
     if obj is None:  # a line with a byte that is not UTF-8 too: docs/adapters.md says how to keep its text readable
-        rec.parts = [unknown_part(line, "the record is not valid JSON")]
+        rec.parts = [unknown_part(whole, "the record is not valid JSON")]
         return rec
     if not isinstance(obj, dict):
-        rec.parts = [unknown_part(line, "the record is JSON but not an object")]
+        rec.parts = [unknown_part(whole, "the record is JSON but not an object")]
         return rec
     try:
         _fill(rec, obj, line)
         _turn_model(rec, turn)
         settle_surrogates(rec)  # the one surrogate rule asz documents (docs/session-data.md)
     except (JSONSpanError, ValueError, TypeError, KeyError, AttributeError) as exc:
-        rec.parts = [unknown_part(line, f"the record could not be described: {exc}")]
+        rec.parts = [unknown_part(whole, f"the record could not be described: {exc}")]
         rec.flags, rec.usage, rec.dropped, rec.replaced, rec.model, rec.cwd = [], None, [], 0, "", ""
+    if mark is not None:  # the mark's 3 bytes, listed: or, when the line lands whole, kept in its unknown part
+        if [p.k for p in rec.parts] == ["unknown"] and rec.parts[0].bytes == len(line):  # the line, not described
+            rec.parts = [unknown_part(whole, rec.parts[0].text)]
+        else:
+            rec.dropped.insert(0, mark)
     return rec
 
 

@@ -24,6 +24,7 @@ __all__ = ["ExampleCodexAdapter", "asz_register_adapters"]
 #: What each earlier version did not keep or read as this one does (``landed_without``), by version.
 _LANDED_WITHOUT = {
     "0.1.0": "it put no model on a turn's model calls and no working directory on any record (trial 46b F5)",
+    "0.2.0": "it landed a line starting with a UTF-8 byte order mark whole as unknown (trial 49c F5)",
 }
 
 
@@ -32,7 +33,7 @@ class ExampleCodexAdapter(Adapter):
     ``example-codex/1``). Stateless: every method answers from its arguments and the source files."""
 
     name = "example-codex"
-    version = "0.2.0"
+    version = "0.3.0"
     dialects = (DIALECT,)
     kinds = ("transcript",)
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, media=True)

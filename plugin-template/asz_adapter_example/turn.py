@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from asz_core import json_loads
+from asz_core import json_loads, past_bom
 
 __all__ = ["Turn", "NO_TURN", "turn_of", "TURNS", "Turns"]
 
@@ -53,7 +53,7 @@ def _scan_back(path: Path, off: int) -> Turn:
                 line, buf = (buf[i + 1:], buf[:i]) if i >= 0 else (buf, b"")
                 if b'"turn_context"' in line:
                     try:
-                        got = turn_of(json_loads(line))
+                        got = turn_of(json_loads(past_bom(line)[0]))  # a turn_context line may open with a mark too
                     except ValueError:
                         got = None
                     if got is not None:

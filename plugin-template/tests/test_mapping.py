@@ -85,6 +85,57 @@ def test_an_unknown_line_keeps_its_bytes():
     assert rec.parts[0].k == "unknown" and rec.parts[0].raw() == line
 
 
+def _bom_records(tmp, first: bytes):
+    """The sample session ``0196a1b2…`` with ``first`` (the UTF-8 byte order mark, or nothing) before its first line and
+    before its third, turn_context (two files joined, each with its mark), written under ``tmp`` and converted line by
+    line: [(line, record)]. The turn's model, read back from turn_context by turn.py, is on the calls after it."""
+    import attrs
+
+    source, _ = _records()
+    lines = source.path.read_bytes().split(b"\n")[:-1]
+    lines[0], lines[2] = first + lines[0], first + lines[2]
+    path = tmp / source.path.name
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    source = attrs.evolve(source, path=path)
+    off, out = 0, []
+    for n, line in enumerate(lines, 1):
+        out.append((line, ExampleCodexAdapter().convert_line(source, line, n, off)))
+        off += len(line) + 1
+    return out
+
+
+def test_a_byte_order_mark_is_read_past_and_listed(tmp_path):
+    """A file that opens with EF BB BF (a Windows editor) is read as the JSON after the mark: the session keeps its
+    start (trial 49c F5: the first line landed as unknown, the project and runtime version were lost). The record keeps
+    the whole line's size and digest, and lists the mark's 3 bytes under ``dropped`` (seed 000, Dropped), by the one
+    rule of ``asz_core.past_bom``."""
+    from asz_core import BOM, BOM_WHAT, BOM_WHY, BOM_WHY_LINE, source_sha
+
+    (tmp_path / "a").mkdir(), (tmp_path / "b").mkdir()
+    plain, marked = _bom_records(tmp_path / "a", b""), _bom_records(tmp_path / "b", BOM)
+    for n, ((line, rec), (mline, mrec)) in enumerate(zip(plain, marked), 1):
+        if n in (1, 3):
+            assert (mrec.bytes, mrec.sha) == (len(line) + 3, source_sha(mline)) and mline[:3] == b"\xef\xbb\xbf"
+            why = BOM_WHY if n == 1 else BOM_WHY_LINE
+            assert [(d.what, d.bytes, d.why) for d in mrec.dropped] == [(BOM_WHAT, 3, why)] + [
+                (d.what, d.bytes, d.why) for d in rec.dropped]
+            mrec.bytes, mrec.sha, mrec.off, mrec.dropped = rec.bytes, rec.sha, rec.off, rec.dropped
+        elif n > 1:
+            mrec.off = rec.off
+        assert mrec == rec, n
+    assert marked[0][1].cwd == "/home/dev/calc" and marked[0][1].from_ == "runtime"
+    assert marked[2][1].model == marked[7][1].model == "gpt-5-codex" and marked[7][1].call
+
+
+def test_a_marked_line_not_described_lands_whole_with_its_mark():
+    from asz_core import BOM, Source
+
+    src = Source(session="s", kind="transcript", path=SAMPLES, src="r.jsonl", dialect="example-codex/1")
+    for line in (BOM + b'{"timestamp":"2026-11-20T10:00:09.000Z","type":"something_new","payload":{"x":1}}', BOM + b"{not json"):
+        rec = ExampleCodexAdapter().convert_line(src, line, 1, 0)
+        assert [p.k for p in rec.parts] == ["unknown"] and rec.parts[0].raw() == line and rec.dropped == []
+
+
 def test_records_carry_no_invented_ids():
     """Codex writes no record ids and no parent links, so no record carries one (an id must be unique across the
     storage root; the kit's test_record_ids_unique_between_sessions checks the samples' sessions share none)."""
@@ -168,7 +219,9 @@ def test_the_readers_name_the_model_and_the_project(tmp_path):
 
 def test_what_the_earlier_version_did_not_do_is_said():
     adapter = ExampleCodexAdapter()
-    assert adapter.version == "0.2.0"
+    assert adapter.version == "0.3.0"
     assert adapter.landed_without("example-codex/1", "example-codex/0.1.0") == [
         "it put no model on a turn's model calls and no working directory on any record (trial 46b F5)"]
-    assert adapter.landed_without("example-codex/1", "example-codex/0.2.0") == []
+    assert adapter.landed_without("example-codex/1", "example-codex/0.2.0") == [
+        "it landed a line starting with a UTF-8 byte order mark whole as unknown (trial 49c F5)"]
+    assert adapter.landed_without("example-codex/1", "example-codex/0.3.0") == []

@@ -17,9 +17,8 @@ from pathlib import Path
 import pytest
 
 from anchors import anchor_usage
-from asz_adapters_claude.convert import BOM_WHAT, BOM_WHY, BOM_WHY_LINE
 from asz_adapters_claude.plugin import ClaudeCodeLocal
-from asz_core import Source
+from asz_core import BOM_WHAT, BOM_WHY, BOM_WHY_LINE, Source
 from asz_core.sessiondata.reader import read_file
 from cli_helpers import asz_in_process, collect_transcript
 
