@@ -69,6 +69,13 @@ def _asz(site: Path | None, home: Path, *args: str) -> subprocess.CompletedProce
     return proc
 
 
+def _template_version() -> str:
+    """The template adapter's version, as its pyproject.toml says it (the one its files land under)."""
+    import tomllib
+
+    return tomllib.loads((TEMPLATE / "pyproject.toml").read_text())["project"]["version"]
+
+
 def _shell_calls(src: Path) -> dict[str, int]:
     """The ``shell`` function calls of each sample session, counted from its file (the session id ends its name)."""
     return {p.stem[-36:]: sum(1 for line in p.read_text().splitlines()
@@ -132,7 +139,8 @@ def test_readers_say_the_dialect_no_installed_adapter_speaks(site, tmp_path):
     assert f"{DIALECT}: no installed adapter speaks it (asz adapters list)" in tools and "names no word" not in tools
     files = len(list((root / sessions[0]).rglob("*.sd")))
     conv = _asz(None, tmp_path, "conversation", sessions[0], "--root", str(root)).stdout
-    assert (f"\nlanded by example-codex/0.2.0 ({files} of {files} file(s)) in {DIALECT}: no installed adapter speaks it "
+    version = _template_version()
+    assert (f"\nlanded by example-codex/{version} ({files} of {files} file(s)) in {DIALECT}: no installed adapter speaks it "
             "(asz adapters list); where its adapter would answer, asz's defaults read them\n") in conv, conv
     # installed: none of it
     assert "no installed adapter" not in _asz(site, tmp_path, "ls", "--root", str(root)).stdout
