@@ -377,7 +377,8 @@ def cut_text(cut: dict | None) -> str:
     ``landed without its text: 1 part too large to land (4,050,044 bytes)``, with ``; 2 part(s) landed truncated``
     when some kept part of their text, ``without the runtime's structured copy of 1 tool result, too large to land (…);
     its text kept whole`` for ``data_taken`` (trial 40c F1: it read as the text truncated to its 4 bytes); ``bytes`` is
-    the size of what was not kept, as written. '' when nothing was cut."""
+    the size of what was not kept, as written: each part's own (a too-large result's text, not the structured copy
+    taken out before it), the structured copy's for one that kept its text whole. '' when nothing was cut."""
     if not isinstance(cut, dict) or not (cut.get("too_large") or cut.get("truncated")):
         return ""
     big, short, size = cut.get("too_large") or 0, cut.get("truncated") or 0, cut.get("bytes") or 0

@@ -293,8 +293,9 @@ class LandedSession:
     def cut(self) -> dict:
         """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``, ``{}`` when none.
 
-        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes`` the original size of them all
-        (found in the same single scan of the parts).
+        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes`` what was not kept of them all
+        (:func:`_not_kept`: each part's own size as written, for a too-large result its text's, not the structured
+        copy taken out before it; found in the same single scan of the parts).
         """
         if self._cut is None:
             self._scan_parts()
@@ -381,8 +382,9 @@ def scan_parts_py(records: dict[int, list[dict]]) -> tuple[list, list, set, dict
 
 
 def _not_kept(rec: dict, block: int, p: dict, cut: dict) -> int:
-    """The bytes part ``p`` (block ``block`` of ``rec``, made smaller to land) did not keep: the original's ``bytes``,
-    or, for a part that kept its text whole (:func:`~asz_core.view.kinds.text_kept`), the size of the runtime's
+    """The bytes part ``p`` (block ``block`` of ``rec``, made smaller to land) did not keep: the original's ``bytes``
+    (a too-large result's text size: the runtime's structured copy taken out before it, which the record's
+    ``dropped`` sizes, is not counted here, its step's ``result_taken_bytes`` says it; fix48b), or, for a part that kept its text whole (:func:`~asz_core.view.kinds.text_kept`), the size of the runtime's
     structured copy taken out, counted in ``cut["data_taken"]`` (``cut["data_unsized"]`` too when its record does not
     say the size: a root collected before asz said it; trial 40c F1)."""
     if text_kept(p):

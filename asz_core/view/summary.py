@@ -439,8 +439,10 @@ class DocumentView(ListView):
     def cut(self) -> dict:
         """Parts made smaller to land (seed 000, Too large to land): ``{"truncated": N, "too_large": N, "bytes": N}``.
 
-        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes``
-        is the original size of all of them. ``{}`` when no part was cut. Each
+        ``truncated`` parts kept some text, ``too_large`` ones nothing; ``bytes`` what was not kept of them, each
+        part's own size as written (a too-large result's text; not the runtime's structured copy taken out before it,
+        whose size is its step's ``result_taken_bytes``), for one that kept its text whole the structured copy's
+        (:func:`~asz_core.view.session_records._not_kept`; fix48b). ``{}`` when no part was cut. Each
         keeps the SHA-256 of what was taken out. Added in 1.x (a 1.x only adds keys).
         """
         return self.sess.cut()

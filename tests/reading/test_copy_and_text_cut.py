@@ -160,3 +160,15 @@ def test_the_brief_and_text_forms_say_the_results_own_size(landed, tmp_path):
         p = asz_in_process("verify", "--export", str(old), "--root", str(root), cwd=base,
                            env={"CLAUDE_CONFIG_DIR": str(base / "claude-home")})
         assert p.returncode == code, p.stdout
+
+
+def test_the_summarys_cut_bytes_are_the_texts_sizes(landed):
+    """fix48b: ``summary.cut.bytes`` of results whose structured copy and text both went counts each text's size as
+    written, not the copies' (their sizes are each step's ``result_taken_bytes``), as docs/view.md says; both from
+    the source lines."""
+    root, base, src = landed
+    doc = json.loads(_asz("conversation", SESSION[:8], "--json", "--root", str(root), base=base).stdout)
+    assert doc["summary"]["cut"]["too_large"] == 2
+    assert doc["summary"]["cut"]["bytes"] == src["toolu_5"]["text"] + src["toolu_9"]["text"]
+    said = _asz("conversation", SESSION[:8], "--root", str(root), base=base).stdout
+    assert f"landed without its text: 2 parts too large to land ({src['toolu_5']['text'] + src['toolu_9']['text']:,} bytes as written)" in said
