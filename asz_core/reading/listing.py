@@ -374,11 +374,10 @@ def counted_row(root: Path, cid: str, hide: Sequence[str], prices: Any, head: An
 
 def cut_text(cut: dict | None) -> str:
     """What a summary's ``cut`` (parts made smaller to land: ``{"truncated", "too_large", "bytes"}``) says as a fact:
-    ``landed without its text: 1 part too large to land (4,050,044 bytes)``, with ``; 2 part(s) landed truncated``
-    when some kept part of their text, ``without the runtime's structured copy of 1 tool result, too large to land (…);
-    its text kept whole`` for ``data_taken`` (trial 40c F1: it read as the text truncated to its 4 bytes); ``bytes`` is
-    the size of what was not kept, as written: each part's own (a too-large result's text, not the structured copy
-    taken out before it), the structured copy's for one that kept its text whole. '' when nothing was cut."""
+    ``landed without its text: 1 part too large to land (4,050,044 bytes)``, with ``; 2 part(s) landed truncated`` when
+    some kept part of their text, ``without the runtime's structured copy of 1 tool result, too large to land (…); its
+    text kept whole`` for ``data_taken``; ``bytes``: what was not kept, as written, each part's own (a too-large
+    result's text, not its structured copy taken out before it; the copy's when the text was kept whole); '' if none."""
     if not isinstance(cut, dict) or not (cut.get("too_large") or cut.get("truncated")):
         return ""
     big, short, size = cut.get("too_large") or 0, cut.get("truncated") or 0, cut.get("bytes") or 0
