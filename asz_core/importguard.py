@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import _signal
 import sys
+from contextlib import contextmanager
 
 #: Top-level packages loaded with the signals held (each package's own imports, its extension among them, too).
 HELD = frozenset({"orjson"})
@@ -29,9 +30,21 @@ SIGNALS = (_signal.SIGINT, _signal.SIGTERM)
 
 
 def held(call):
-    """``call()`` with SIGINT's and SIGTERM's Python handlers held back (see the module); returns what it returns.
-    Each signal that came meanwhile is sent again once the handlers are back, so its handler then runs (and may
-    raise, as it would have). Raises what ``call`` raises."""
+    """``call()`` :func:`holding` SIGINT and SIGTERM (see the module); returns what it returns. Raises what ``call``
+    raises."""
+    with holding():
+        return call()
+
+
+@contextmanager
+def holding(signums=SIGNALS):
+    """The ``with`` block with the Python handlers of ``signums`` (SIGINT and SIGTERM) swapped for one that notes
+    the signal; each signal that came meanwhile is sent again once the handlers are back, so its handler then runs
+    (and may raise, as it would have). The one way asz holds a stop back (``asz_core.cli.stopping.held`` too): a
+    signal mask would hold it in the masking thread only, and the kernel hands a signal sent to the process to
+    another thread that does not block it (any thread of the process, a native one or one ending), whose C handler
+    still makes the main thread's Python handler run in the middle of the block (session 49: ``asz collect
+    --once`` exited 130 after its pass line, 18 of 20 runs with one other thread alive)."""
     came: list[int] = []
 
     def note(signum, frame):  # noqa: ARG001  (a signal handler's shape)
@@ -40,12 +53,12 @@ def held(call):
     swapped: list[tuple[int, object]] = []
     try:  # the swaps inside: a signal whose handler raises as the other is swapped still finds both put back
         try:
-            for sig in SIGNALS:
+            for sig in signums:
                 if callable(_signal.getsignal(sig)):
                     swapped.append((sig, _signal.signal(sig, note)))
         except ValueError:  # not the main thread: Python runs no signal handler here, nothing to hold
             pass
-        return call()
+        yield
     finally:
         _put_back(swapped, came)
 

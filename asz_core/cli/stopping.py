@@ -32,9 +32,9 @@ from __future__ import annotations
 
 import signal
 import sys
-from contextlib import contextmanager
-from typing import Callable, Iterable, Iterator
+from typing import Callable, ContextManager, Iterable
 
+from ..importguard import holding
 from ..stopagain import stop_again, take_unraisable
 
 __all__ = ["held", "interrupt_on", "take_signals", "STOPS", "stop_signal", "take_stops", "stopped_by", "stopped_status",
@@ -101,13 +101,10 @@ def interrupt_on(*signums: int) -> dict[int, object]:
     return take_signals(signums, stop_signal)
 
 
-@contextmanager
-def held(*signums: int) -> Iterator[None]:
-    """Hold ``signums`` back (blocked in this thread) for the body: one sent meanwhile is delivered as it ends, at the
-    first bytecode after it, so it cannot land in the middle of the body (a line written but not yet marked as
-    written: session 23's intermittent ``collect --once`` exit 130 after its pass line)."""
-    before = signal.pthread_sigmask(signal.SIG_BLOCK, signums)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+def held(*signums: int) -> ContextManager[None]:
+    """Hold ``signums`` back for the body (:func:`asz_core.importguard.holding`: their Python handlers swapped for one
+    that notes them): one sent meanwhile is sent again as it ends and stops the command there, so it cannot land in
+    the middle of the body (a line written but not yet marked as written: session 23's intermittent ``collect --once``
+    exit 130 after its pass line). Not a signal mask: that held it in the main thread only, and a SIGINT the kernel
+    handed to another thread of the process still ran the handler mid-body (session 49, the same exit 130)."""
+    return holding(signums)
