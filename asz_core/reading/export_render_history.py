@@ -304,4 +304,10 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   such a line says what it is (``no_object``: ``a JSON string``, …), where render 48 counted ``"text"`` and ``12``
   among them (trial 49b F5; :data:`~asz_core.view.usage_undescribed.NO_OBJECT_RENDER`). A copy of render 48 or before
   is made again as it was drawn (:data:`~asz_core.view.usage_undescribed.OBJECTLESS_COUNTED`).
+- render 50: the head's ``cost by kind`` (md, html, the text form's and the json document's ``cost_by_kind_line``)
+  says one ``cache write`` where neither the conversation's models' prices nor its counts have a 1-hour cache write
+  (an asz.yaml price with no ``cache_write_1h``, no 1-hour writes counted), where render 49 said ``cache write 5m
+  $0.05 (11%), cache write 1h $0.00`` of a runtime with one cache write price (trial 49c F7;
+  :func:`~asz_core.view.prices.hour_split`, :data:`~asz_core.view.prices.HOUR_SPLIT_RENDER`). A copy of render 49 or
+  before is made again as it was drawn (:data:`~asz_core.view.prices.HOUR_SPLIT_ALWAYS`).
 """

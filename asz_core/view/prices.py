@@ -45,7 +45,8 @@ from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE
 
 __all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
            "usd", "exact_text",
-           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "cents_as_before", "cents_before", "share_text", "kinds_text", "kinds_line"]
+           "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "cents_as_before", "cents_before", "share_text", "kinds_text", "kinds_line", "HOUR_SPLIT_RENDER",
+           "HOUR_SPLIT_ALWAYS", "hour_split"]
 
 #: The four prices every entry gives, per million tokens, and the usage count each applies to.
 PRICE_KEYS = {"input": "in", "output": "out", "cache_write": "cache_write", "cache_read": "cache_read"}
@@ -487,14 +488,43 @@ def share_text(percent: float) -> str:
     return f" ({Decimal(str(percent)).quantize(Decimal(1), ROUND_HALF_UP):.0f}%)" if percent >= 0.5 else " (<1%)"
 
 
-def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float]) -> str:
+#: The render from which a conversation's cost by kind says one ``cache write`` where neither its models' prices nor
+#: its counts have a 1-hour cache write (:func:`hour_split`; trial 49c F7: ``cache write 5m $0.05 (11%), cache write 1h
+#: $0.00`` for a runtime with one cache write price).
+HOUR_SPLIT_RENDER = 50
+#: True while a copy of a render before :data:`HOUR_SPLIT_RENDER` is drawn again
+#: (:func:`~asz_core.reading.export_render.drawing`): the split was said of every cost.
+HOUR_SPLIT_ALWAYS: ContextVar[bool] = ContextVar("asz_hour_split_always", default=False)
+
+
+def hour_split(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> bool:
+    """Whether a cost of ``usage_by_model`` says its cache writes as two kinds, 5-minute and 1-hour: when some model's
+    usage counts 1-hour writes (``cache_write_1h``), or some priced model's entry states a 1-hour price (every shipped
+    entry does: Anthropic prices both; an asz.yaml entry without ``cache_write_1h`` does not, whose 1-hour price is
+    only the 2x-input default, :data:`HOUR_FACTOR`). Otherwise one ``cache write`` (trial 49c F7). Always before
+    :data:`HOUR_SPLIT_RENDER` (:data:`HOUR_SPLIT_ALWAYS`)."""
+    if HOUR_SPLIT_ALWAYS.get():
+        return True
+    table = table or default_table()
+    for model, usage in usage_by_model.items():
+        if usage.get(HOUR_KEY):
+            return True
+        if table.price(model) is not None:
+            entry = model if model in table.models else SNAPSHOT.sub("", model)
+            if entry not in table.hour_defaulted:
+                return True
+    return False
+
+
+def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, float], split: bool = True) -> str:
     """``input $0.01 (<1%), output $1.01 (9%), cache write 5m $0.00, cache write 1h $2.77 (23%), cache read $7.87 (68%)``:
     ``by_kind`` (USD by kind of token, :func:`cost_by_kind`, adding up to ``cost``'s ``usd``), each its exact amount
     as :func:`money` prints it (so equal parts read alike and a small one ``<$0.01``, trial 32a F8: two equal parts
     of $0.0021 read ``$0.01`` and ``$0.00`` when the cents were apportioned to add up), with the cost's marks and its
     share of the cost from ``share`` (``cost_share_by_kind``, :func:`cost_shares`: percent of the exact amounts);
     ``unpriced (no price for MODEL, …)`` when none of it had a price (``cost.priced`` false: no kind cost $0.00,
-    trial 28a F6)."""
+    trial 28a F6). Not ``split`` (:func:`hour_split`: no 1-hour price or count, so the 1-hour part is 0): one ``cache
+    write``, the 5-minute part, where the two were."""
     if cost.get("priced") is False and cost.get("unpriced"):
         return f"unpriced (no price for {', '.join(cost['unpriced'])})"
     from .rate_words import cost_marks
@@ -503,7 +533,9 @@ def kinds_text(cost: Mapping, by_kind: Mapping[str, float], share: Mapping[str, 
     parts = {k: Decimal(str(by_kind.get(k, 0))) for k in COST_KINDS}
     if cents_before():  # before f7840f1b: in cents apportioned to add up to the cost as printed
         parts = apportion(parts, cents(cost), CENT)
-    return ", ".join(f"{name} {money(parts[k])}{marks}{share_text(share.get(k, 0))}" for k, name in COST_KINDS.items())
+    names = COST_KINDS if split else {k: "cache write" if k == "cache_write_5m" else name
+                                      for k, name in COST_KINDS.items() if k != "cache_write_1h"}
+    return ", ".join(f"{name} {money(parts[k])}{marks}{share_text(share.get(k, 0))}" for k, name in names.items())
 
 
 def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable | None = None) -> str:
@@ -511,4 +543,5 @@ def kinds_line(cost: Mapping, usage_by_model: Mapping[str, Mapping[str, Any]], t
     of token cost, each rounded once (:func:`money`), each with its share of the exact cost
     (:func:`cost_shares`). The words after ``cost by kind:`` of ``asz conversation``, the exports' head and the page's
     conversation header (a document summary's ``cost_by_kind_line``; trial 27a F3)."""
-    return kinds_text(cost, cost_by_kind(usage_by_model, table), cost_shares(usage_by_model, table))
+    return kinds_text(cost, cost_by_kind(usage_by_model, table), cost_shares(usage_by_model, table),
+                      hour_split(usage_by_model, table))

@@ -13,6 +13,7 @@ import html
 import json
 import re
 from decimal import Decimal
+from pathlib import Path
 
 from cli_helpers import asz_in_process as asz
 from dollars import dollars
@@ -86,3 +87,62 @@ def test_the_exports_price_by_the_configurations_table(corpus, tmp_path):
     asz("export", sid, *at, "--since", "2000-01-01", "--until", "2100-01-01", "--format", "md", "--out", f"{folder}/")
     (row,) = [x for x in (folder / "index.md").read_text().splitlines() if f"({sid}" in x]
     assert f"| ${usd:,.2f} |" in row, row
+
+
+def test_one_cache_write_where_no_price_or_count_has_a_1_hour_one(corpus, tmp_path):
+    """Trial 49c F7: a runtime with one cache write price read ``cache write 5m $0.05 (11%), cache write 1h $0.00``.
+    With asz.yaml pricing a model with no ``cache_write_1h`` and its calls counting no 1-hour write (de3b8b19: 4 Opus
+    4.5 calls, 3,539 cache-write tokens, none of them 1-hour, counted from the transcript), the line says one ``cache
+    write``; where the calls count 1-hour writes (ef958aa1: Opus 4.7, every write 1-hour) or the price states a 1-hour
+    one (the shipped table), the two kinds are said as before. Prices here: input 1, output 2, cache write 4, cache
+    read 10 per million tokens; every amount worked from the transcript's counts."""
+    corpus_source, corpus_root = corpus
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("prices:\n" + "".join(f"  {m}:\n    input: 1\n    output: 2\n    cache_write: 4\n    cache_read: 10\n"
+                                         for m in ("claude-opus-4-5", "claude-opus-4-7")))
+    at = ("--root", str(corpus_root), "--config", str(cfg))
+    (path,) = corpus_source.rglob("de3b8b19-*.jsonl")
+    usages = [u for _, u in _calls(path).values()]
+    writes = sum(u.get("cache_creation_input_tokens", 0) for u in usages)
+    assert writes == 3539 and not any((u.get("cache_creation") or {}).get("ephemeral_1h_input_tokens") for u in usages)
+    amounts = [sum(u.get(k, 0) for u in usages) * rate / Decimal(1_000_000) for k, rate in
+               (("input_tokens", 1), ("output_tokens", 2), ("cache_creation_input_tokens", 4), ("cache_read_input_tokens", 10))]
+    (said,) = [x for x in asz("conversation", "de3b8b19", *at).stdout.splitlines() if x.startswith("cost by kind: ")]
+    words = re.sub(r" \((?:\d+%|<1%)\)", "", said)  # the shares, checked by the other tests' rule
+    assert words == ("cost by kind: " + ", ".join(f"{name} {dollars(a)}" for name, a in
+                                                  zip(("input", "output", "cache write", "cache read"), amounts))), said
+    head = asz("export", "de3b8b19", *at, "--format", "md").stdout.split("\n## ", 1)[0].splitlines()
+    assert f"- {said}" in head, head
+    (other,) = [x for x in asz("conversation", "ef958aa1", *at).stdout.splitlines() if x.startswith("cost by kind: ")]
+    assert "cache write 5m $" in other and "cache write 1h $" in other and "cache write 1h $0.00" not in other, other
+    (shipped,) = [x for x in asz("conversation", "de3b8b19", "--root", str(corpus_root)).stdout.splitlines()
+                  if x.startswith("cost by kind: ")]
+    assert "cache write 5m $" in shipped and "cache write 1h $0.00" in shipped, shipped
+
+
+def test_a_copy_drawn_before_render_50_with_both_cache_writes_checks(corpus, tmp_path):
+    """Render 50 says one ``cache write`` where render 49 said ``cache write 5m $X, cache write 1h $0.00``: a render-49
+    md copy of de3b8b19 (priced by an asz.yaml entry with no 1-hour price) checks by ``asz verify --export``, drawn again
+    as render 49 drew it; the same bytes said to be render 50 are a changed line."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reading"))
+    from reading_helpers import as_copy
+
+    _, corpus_root = corpus
+    cfg = tmp_path / "asz.yaml"
+    cfg.write_text("prices:\n  claude-opus-4-5:\n    input: 1\n    output: 2\n    cache_write: 4\n    cache_read: 10\n")
+    at = ("--root", str(corpus_root), "--config", str(cfg))
+    copy = tmp_path / "now.md"
+    asz("export", "de3b8b19", *at, "--format", "md", "--out", str(copy))
+    body = json.loads((tmp_path / "now.md.manifest.json").read_bytes())
+    from asz_core.view.prices import HOUR_SPLIT_RENDER
+
+    assert body["render"] >= HOUR_SPLIT_RENDER == 50
+    data = copy.read_bytes()
+    older, n = re.subn(rb"(cost by kind: [^\n]*?)cache write (\$[\d.]+(?: \(\d+%\))?), ", rb"\1cache write 5m \2, cache write 1h $0.00, ", data)
+    assert n == 1 and older != data
+    ok = asz("verify", "--export", as_copy(tmp_path, "old.md", older, {**body, "render": HOUR_SPLIT_RENDER - 1}), *at)
+    assert ok.returncode == 0, ok.stdout
+    bad = asz("verify", "--export", as_copy(tmp_path, "bad.md", older, body), *at)
+    assert bad.returncode == 1 and "bad.md: line " in bad.stdout, bad.stdout
