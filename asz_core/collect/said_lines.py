@@ -17,7 +17,7 @@ from ..sessiondata.vocabulary import TWICE_DROPPED
 if TYPE_CHECKING:
     from .session_pass import SessionPass
 
-__all__ = ["undescribed_warning", "undescribed_of", "undescribed_within", "twice_of", "twice_warning", "untimed_of", "untimed_warning",
+__all__ = ["gather_said", "undescribed_warning", "undescribed_of", "undescribed_within", "twice_of", "twice_warning", "untimed_of", "untimed_warning",
            "time_field", "said_undescribed"]
 
 
@@ -45,6 +45,16 @@ def undescribed_warning(lines: list[tuple[int, str]], adapter: str, shown: int =
                 "beside what it read (asz conversation lists them under undescribed)")
     return (f"{len(lines)} line(s) adapter {adapter} could not describe ({'; '.join(said)}): their source bytes landed "
             "verbatim, as written, as unknown parts (asz conversation lists them under undescribed)")
+
+
+def gather_said(sp: "SessionPass", rec: Record) -> None:
+    """Gather what the end of ``sp``'s source says of ``rec``, a record as it lands (never one the pass refused and
+    landed whole instead: trial 49c F8, whose warning said a refused line's member travelled beside what it read):
+    undescribed whole or within, a key given twice, a time that does not read (lands as written, trial 30a F8)."""
+    whole = undescribed_of(rec)
+    (sp.undescribed if whole else sp.within).extend(whole or undescribed_within(rec))
+    sp.twice.extend(twice_of(rec) if rec.dropped else ())
+    sp.untimed.extend(untimed_of(rec))
 
 
 def undescribed_of(rec: Record) -> list[tuple[int, str]]:

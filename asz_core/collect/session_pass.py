@@ -36,7 +36,7 @@ from .meter import landed
 from .windows import SourceError, open_source, strerror
 from ..plugins.adapter import SOURCE_MODES, Adapter, Source, undeclared_flag
 from ..sessiondata import FLAGS, Header, Record, durable, format_rfc3339, source_sha, unknown_part
-from .said_lines import said_undescribed, twice_of, undescribed_of, undescribed_within, untimed_of
+from .said_lines import gather_said, said_undescribed, twice_of, untimed_of
 from ..storage.handed import hand
 from ..sessiondata.slim import carry, forget_carried
 from ..sessiondata.writer import VocabularyError, check_vocabulary
@@ -310,10 +310,10 @@ class SessionPass(Fit):
             self.error_once(s.path, f"adapter {self.adapter.name} failed on line {ord_}: {adapter_failure(exc)}")
             rec = fix_record(Record(parts=[unknown_part(line, f"the adapter failed on this line: {type(exc).__name__}")]), ord_, off, line)
         else:  # garbage, a line that is not JSON, …: one warning per source (the end of source, undescribed_warning)
-            whole = undescribed_of(fix_record(rec, ord_, off, line))  # fix_record fixes rec itself
-            (self.undescribed if whole else self.within).extend(whole or undescribed_within(rec))
-            self.twice.extend(twice_of(rec) if rec.dropped else ())
-            self.untimed.extend(untimed_of(rec))  # a time that does not read lands as written, said (30a F8)
+            landed = self._refuse_outside_vocabulary(s, fix_record(rec, ord_, off, line), line, f"line {ord_}")
+            if landed is rec:  # a refused line landed whole, its error said: the warnings tell what landed (49c F8)
+                gather_said(self, rec)
+            return landed
         return self._refuse_outside_vocabulary(s, rec, line, f"line {ord_}")
 
     def _refuse_outside_vocabulary(self, s: Source, rec: Record, data: bytes, where: str) -> Record:

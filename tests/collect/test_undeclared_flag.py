@@ -34,3 +34,22 @@ def test_a_flag_by_no_declared_rule_is_refused_and_the_line_kept_whole(tmp_path)
     assert [[pt.k for pt in r.parts] for r in recs] == [["data"], ["unknown"], ["data"]]
     assert recs[1].parts[0].raw() == lines[1] and recs[1].id == ""  # the line whole, nothing of it read
     assert [r.id for r in recs[::2]] == ["u-00000001", "u-00000003"]
+
+
+def test_the_warnings_describe_the_line_as_it_landed_not_as_the_adapter_read_it(tmp_path):
+    """Trial 49c F8: a refused line landed whole as ``unknown``, yet a warning said its member travels "beside what it
+    read". Here line 2 is refused (a flag by no rule) and its time does not read; line 3's time does not read either
+    and it lands as read. The warning about times names line 3 alone: line 2 landed with no time at all, its bytes
+    whole in one unknown part, and the error says why."""
+    src, root = tmp_path / "src", tmp_path / "root"
+    lines = [line(1), line(2, set_flag="finished", timestamp="yesterday"), line(3, timestamp="yesterday")]
+    path = src / "s1" / "main.jsonl"
+    append(path, *lines)
+    p = collect_once(src, root)
+    warnings = [x for x in p.stderr.splitlines() if x.startswith("warning:")]
+    assert p.returncode == 1 and "wrote line 2 with a flag it declares no rule for" in p.stderr, p.stderr
+    (said,) = [x for x in warnings if "yesterday" in x]
+    assert "line 3" in said and "line 2" not in said and "lines 2" not in said, said
+    (f,) = stream_files(root, "s1")
+    recs = [rec for _, rec in SDReader(f)]
+    assert [r.time for r in recs] == ["2026-09-01T12:00:00.000Z", "", "yesterday"]
