@@ -36,10 +36,10 @@ from typing import Callable, Iterator, Optional
 
 import orjson
 
-__all__ = ["RENDER", "OWN_TITLE_RENDER", "FIELDS_RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "SEPARATORS_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
+__all__ = ["RENDER", "SHORT_HEAD_RENDER", "OWN_TITLE_RENDER", "FIELDS_RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "SEPARATORS_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 50
+RENDER = 51
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -61,9 +61,13 @@ NOTICES_RENDER = 19
 #: (:data:`PRINT_CSS`), an md talk list linking each talk by its heading as written, a compaction boundary said in
 #: words in html, a folder's copies linking the sessions they continue or are continued in.
 ARCHIVE_RENDER = 28
+#: The render from which the text form's header is short: its credential forms said by their number and where they are
+#: listed, its ``status_read`` in one clause (:func:`~asz_core.reading.prose_text.short_head`; trial 49a F4).
+SHORT_HEAD_RENDER = 51
 #: The render from which an ``--in-range-only`` header's title is the window's own first prompt, not an earlier day's
-#: (:func:`~asz_core.reading.audit_window.window_title`; trial 49a F2).
-OWN_TITLE_RENDER = 48
+#: (:func:`~asz_core.reading.audit_window.window_title`; trial 49a F2). 47, as export_render_history says: 01b1b124 made
+#: it 48 with RENDER, so a render 47 copy was drawn again by the earlier rule.
+OWN_TITLE_RENDER = 47
 #: The render from which a conflict line names the fields two records under one id differ in, where render 43 said
 #: ``with a different payload`` (:mod:`~asz_core.view.conflict_fields`; trial 48c F4).
 FIELDS_RENDER = 44

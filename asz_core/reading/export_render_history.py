@@ -310,4 +310,9 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   $0.05 (11%), cache write 1h $0.00`` of a runtime with one cache write price (trial 49c F7;
   :func:`~asz_core.view.prices.hour_split`, :data:`~asz_core.view.prices.HOUR_SPLIT_RENDER`). A copy of render 49 or
   before is made again as it was drawn (:data:`~asz_core.view.prices.HOUR_SPLIT_ALWAYS`).
+- render 51: the text form's header is short: ``credentials:`` ends ``forms 9 (40, docs/reading.md "Credentials"; no
+  other form is masked or counted)`` where render 50 listed the 40 form names and ``not_covered``'s sentence (961
+  characters), and ``status_read:`` says the window's results in one clause (144 characters, 286 before): trial 49a F4,
+  the heads were 10 % of a day's bytes (:func:`~asz_core.reading.prose_text.short_head`, :data:`SHORT_HEAD_RENDER`).
+  prose's JSON header keeps the list. A copy of render 50 or before is made again as it was drawn.
 """

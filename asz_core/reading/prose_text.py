@@ -44,7 +44,7 @@ from ..view.secret_argv import argv_spans
 from ..view.secret_forms import Masker, find, masked_cut
 from .prose_audit import CONTENT_KEYS, ERROR_KINDS, INPUT_CHARS, Audit, error_words
 from .termtext import md_line, md_visible
-from .export_render import SEPARATORS_RENDER, drawn
+from .export_render import SEPARATORS_RENDER, SHORT_HEAD_RENDER, drawn
 
 __all__ = ["PLAIN_FIELDS", "PlainAudit", "SIDE_LINE", "SIDE_ORPHAN", "orphan_positions", "QUOTE", "QUOTED_SAID", "json_gist", "plain_pairs",
            "plain_blocks", "plain_summary", "plain_value", "quoted", "to_text", "unrecorded_words", "window_local"]
@@ -330,6 +330,8 @@ class PlainAudit(Audit):
 
     def header(self, *args, **kwargs) -> dict:
         head = super().header(*args, **kwargs)
+        if drawn() >= SHORT_HEAD_RENDER:
+            short_head(head)
         if "window" not in head or self.window is None:
             return head
         out = {}
@@ -344,6 +346,31 @@ class PlainAudit(Audit):
         if json_gist(dialect, p.get("name", ""), data):
             return plain_summary(self, data, call, n)
         return super()._summary(dialect, p, call, n)
+
+
+#: The text form's header's ``status_read`` from render 51 (trial 49a F4: :data:`~asz_core.reading.audit_window.
+#: STATUS_READ` and its ``LATE_SAID``, 286 characters in every conversation's file; docs/reading.md says it whole).
+STATUS_READ_SHORT = ("the window's results only (a call whose result lands outside it: no_result_in_window; a result inside "
+                     "it of an earlier call: a tool_result line)")
+
+
+def short_head(head: dict) -> None:
+    """The text form's header made short (render 51, :data:`~asz_core.reading.export_render.SHORT_HEAD_RENDER`;
+    trial 49a F4: the head was 10 % of a day's bytes, ``credentials:`` alone 961 characters of 40 form names and
+    ``not_covered``'s sentence, ``status_read:`` 286, in every conversation's file): ``credentials``' ``forms`` and
+    ``not_covered`` said as the forms' number and where they are listed (``forms 9 (40, docs/reading.md
+    "Credentials"; no other form is masked or counted)``: the manifest's ``masks_forms`` is that number, and prose's JSON
+    header keeps the list), ``status_read`` as :data:`STATUS_READ_SHORT`. Its counts, which ``asz verify --export``
+    reads (``left_out (places …)``), are as before."""
+    from .export_forms import FORMS
+
+    said = head.get("credentials")
+    if isinstance(said, dict) and isinstance(said.get("forms"), list):
+        n = len(said.pop("forms"))
+        said.pop("not_covered", None)
+        said["forms"] = f'{FORMS} ({n}, docs/reading.md "Credentials"; no other form is masked or counted)'
+    if "status_read" in head:
+        head["status_read"] = STATUS_READ_SHORT
 
 
 def plain_summary(audit: Audit, data: Any, call: dict, n: int) -> str:

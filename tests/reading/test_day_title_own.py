@@ -99,3 +99,19 @@ def test_a_copy_of_render_46_is_titled_as_it_was():
     with drawing(46):
         assert window_title(lines, "first day's prompt", window, "claude-code") == "first day's prompt"
     assert window_title(lines[:1], "first day's prompt", window, "claude-code") == NO_PROMPT_IN_WINDOW
+
+
+def test_the_head_is_short(days):
+    """Render 48 (trial 49a F4): the forms said by their number and where they are listed, once, not 40 names and a
+    sentence in every file; status_read in one clause. The number of forms counted from secret_kinds' table."""
+    from asz_core.reading.export_forms import FORMS
+    from asz_core.reading.prose_text import STATUS_READ_SHORT
+    from asz_core.view.secret_kinds import KINDS
+
+    for day, (head, _, _) in days.items():
+        said = _said(head, "credentials")
+        assert said.endswith(f', forms {FORMS} ({len(KINDS)}, docs/reading.md "Credentials"; no other form is masked '
+                             "or counted)"), said
+        assert "aws-access-key-id" not in head and "not_covered" not in head
+        assert _said(head, "status_read") == STATUS_READ_SHORT
+        assert len(said) < 200 and len(STATUS_READ_SHORT) < 150

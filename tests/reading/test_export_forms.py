@@ -70,14 +70,19 @@ def _older_copy(root: Path, out: Path, fmt: str, forms=_Before3daf4301, redact: 
                 number=None, cid: str = CID) -> dict:
     """``out`` exported as the fbe44e18 asz did (``forms``; a text copy's header listing ``header``, fbe44e18's
     forms by default), its manifest without ``masks_forms`` (or with ``number``); its manifest."""
+    from asz_core.reading.export_render import RENDER, SHORT_HEAD_RENDER, drawing
     from asz_core.view.secret_forms import choosing
 
-    with choosing(forms()):
+    # a text copy of earlier forms is of a render before the short header (48), which lists the forms it declares
+    listed = SHORT_HEAD_RENDER - 1
+    with choosing(forms()), drawing(listed if fmt == "text" else RENDER):
         p = asz_in_process("export", cid, "--format", fmt, redact, "--out", str(out), "--root", str(root))
     assert p.returncode == 0, p.stdout + p.stderr
     where = out.with_name(out.name + ".manifest.json")
     body = json.loads(where.read_bytes())
     assert body.pop("masks_forms") == FORMS
+    if fmt == "text":
+        body["render"] = listed
     if number is not None:
         body["masks_forms"] = number
     if fmt == "text":  # its header's forms as fbe44e18 listed them, the masks after it moved by as many bytes
