@@ -225,6 +225,9 @@ def looks_named_password(value: str, m: re.Match) -> bool:
     flag, word = m.group("flag"), m.group("word")
     if (flag and not _flag_head(m)) or (word and _KEY_ID.fullmatch(m.group("rest") or "")):
         return False
+    if (flag or m.group("dash") is not None) and " " in value and _quoted(m.string, *m.span("value")) \
+            and looks_keyword_password(value.replace(" ", "")):  # a flag's quoted password holding a space (forms 10)
+        return True
     if " " not in value and looks_keyword_password(value) and not (flag and _SPEC.match(value)):
         return True
     named = (flag or "").lower() in PASSWORD_NAMES or (

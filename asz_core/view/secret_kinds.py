@@ -184,12 +184,21 @@ def _shell_value(least: int) -> str:
     """A command's option value of ``least`` or more characters, as the shell reads its word: between the quotes
     before and after it (a JSON text's ``\\"``, a double quote's, a single quote's: spaces, ``;`` and ``&`` in it), or
     unquoted (:data:`_SHELL_CHAR`: ``&``, ``(`` and ``)`` in it; forms 9, trial 49a F1)."""
-    return (r"(?:(?<=\\\")(?:[^\"\\\r\n]|\\\\){%d,256}(?=\\\")|(?<=[^\\]\")(?:[^\"\\\r\n]|\\.){%d,256}(?=\")"
-            r"|(?<=')[^'\r\n]{%d,256}(?=')|%s{%d,})" % (least, least, least, _SHELL_CHAR, least))
+    return r"(?:%s|%s{%d,})" % (_shell_quoted(least), _SHELL_CHAR, least)
+
+
+def _shell_quoted(least: int) -> str:
+    """A value of ``least`` or more characters between quotes, as :func:`_shell_value` reads one (forms 10: a flag's
+    quoted password holding a space, ``--password='Xk9 mQ2;pL7'``)."""
+    return (r"(?<=\\\")(?:[^\"\\\r\n]|\\\\){%d,256}(?=\\\")|(?<=[^\\]\")(?:[^\"\\\r\n]|\\.){%d,256}(?=\")"
+            r"|(?<=')[^'\r\n]{%d,256}(?=')" % (least, least, least))
 
 
 #: A command's option value (a password given to ``-p``, ``-a``): its shell word (:func:`_shell_value`).
 _COMMAND_VALUE = _shell_value(4)
+#: A command's flag's password between quotes (``--password 'Xk9 mQ2;pL7'``, ``--password="…"``): the ``password``
+#: form's value where its name is a flag (forms 10), judged as quoted (``looks_named_password``).
+_FLAG_QUOTED = "(?:" + _shell_quoted(5) + ")"
 #: The prefixes of the forms :data:`PREFIXED` (a token of one of them begins so): what ``base64-token`` and
 #: ``continued-token`` look for, base64-encoded (the characters the prefix alone decides) or as written.
 _PREFIXES = ("AKIA", "ASIA", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "sk-", "xox", "AIza",
@@ -276,7 +285,8 @@ KINDS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("password", r"(?:(?<=-)(?i:(?P<flag>password|passwd|passphrase|secret(?:[_-]access)?[_-]key|secret))"
      + _FLAG_GAP + r"|(?:(?<=-)(?P<dash>))?(?i:(?P<word>password|passwd"
      r"|passphrase|pwd|secret))(?:(?P<rest>[A-Za-z0-9_-]{0,20})" + _SEP + r"|" + _IS + r"))" + _QUOTE_Q
-     + r"(?P<value>" + _PHRASE + r"|" + _VALUE + r"{5,}" + _VALUE_END + r")(?(dash)|(?(flag)|" + _NO_CALL + r"))",
+     + r"(?P<value>(?(dash)" + _FLAG_QUOTED + r"|(?(flag)" + _FLAG_QUOTED + r"|(?!)))|" + _PHRASE + r"|" + _VALUE
+     + r"{5,}" + _VALUE_END + r")(?(dash)|(?(flag)|" + _NO_CALL + r"))",
      ("assword", "ASSWORD", "asswd", "ASSWD", "assphrase", "ASSPHRASE", "pwd", "PWD", "Pwd", "ecret", "ECRET")),
     # a value of 16 or more characters given to a name ending in token (trial 42a F2: AWS_SESSION_TOKEN, GITHUB_TOKEN,
     # access_token, accessToken; the word as code writes it: token, TOKEN or Token): as a password's, the word ending the

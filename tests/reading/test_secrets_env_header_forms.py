@@ -198,16 +198,17 @@ class _Forms2:
 def test_a_copy_of_forms_2_verifies_and_says_what_it_holds_whole(planted, tmp_path, fmt):
     """A copy masked by forms 2 (its manifest's ``masks_forms`` 2, a text copy's header listing forms 2's names) checks
     against the root, with a note of each credential today's forms mask that it holds whole (docs/verify.md)."""
-    from asz_core.reading.export_render import _FORMS_BEFORE
+    from asz_core.reading.export_render import _FORMS_BEFORE, RENDER, SHORT_HEAD_RENDER, drawing
     from asz_core.view.secret_forms import choosing
 
     old = tmp_path / f"old.{fmt}"
-    with choosing(_Forms2()):
+    listed = SHORT_HEAD_RENDER - 1 if fmt == "text" else RENDER  # a text copy of forms 2 lists them (render 50 and before)
+    with choosing(_Forms2()), drawing(listed):
         p = asz_in_process("export", "de3b8b19", "--format", fmt, "--redact", "--out", str(old), "--root", str(planted))
     assert p.returncode == 0, p.stderr
     where = old.with_name(old.name + ".manifest.json")
     body = json.loads(where.read_bytes())
-    body["masks_forms"] = 2
+    body["masks_forms"], body["render"] = 2, listed
     # a text copy's header lists forms 2's names (forms 1's), the masks after it moved by as many bytes
     data = header_forms_as(old, body, _FORMS_BEFORE[-1]) if fmt == "text" else old.read_bytes()
     where.write_bytes(json.dumps(body).encode())

@@ -31,14 +31,16 @@ SHAPES = [
     ("mysql -h db -u app --password=Ab1&Cd2(Ef3) shop", "password", "Ab1&Cd2(Ef3)", "--password=*** shop"),
     ("curl -u 'deploy:Xk9 mQ2;pL7' https://api.example.com/v1", "curl-password", "Xk9 mQ2;pL7",
      "curl -u 'deploy:***' https://"),
-    ('docker login -u ci -p "Ab1 Cd2&x" registry.example.com', "docker-password", "Ab1 Cd2&x", '-p "***" registry'),
+    ('docker login -u ci -p "Ab1 Cd2&x" registry.example.com', "docker-password", "Ab1 Cd2&x", '-p "***" registry'),    # forms 10: a flag's quoted password holding a space (--password was cut at the space, so taken nowhere)
+    ("mysql -h db --password='Xk9 mQ2;pL7' shop", "password", "Xk9 mQ2;pL7", "--password='***' shop"),
 ]
 #: What none of the readers may show: each value, and each tail the cut left (as html writes it too).
 TAILS = ("&3xK9", "3xK9", "Cd2(Ef3)", "(Ef3)", "mQ2;pL7", "Cd2&x")
 GONE = tuple({v for _, _, v, _ in SHAPES}) + TAILS + tuple(html.escape(t) for t in TAILS)
 #: Look-alikes left whole: a backgrounded command after a space, a variable, a prompt for the password.
 DECOYS = ("mysql -u root -p shop & wait", "curl -u admin https://x.example.com &", "sshpass -f pwfile ssh host & wait",
-          'mysql -p"${DB_PASS}" shop', "run --password=$(cat pw) x")
+          'mysql -p"${DB_PASS}" shop', "run --password=$(cat pw) x", 'run --password "your password here"',
+          'run --secret "my secret"')
 #: The Bash call's command: the quoted curl shape.
 COMMAND = SHAPES[2][0]
 
@@ -61,19 +63,20 @@ def test_masked_whole_as_the_docs_say():
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory, corpus_dir):
     plant = plant_four_places([t for t, _, _, _ in SHAPES[:6]], "mcp__db__run", ["true"], COMMAND,
-                              [SHAPES[6][0], *DECOYS])
+                              [SHAPES[6][0], SHAPES[7][0], *DECOYS])
     return planted_root(corpus_dir, tmp_path_factory.mktemp("shell-word"), RELIABILITY, plant)
 
 
 def test_asz_secrets_names_each_whole(planted):
     """One finding a credential a text (the prompt's four places of PW are one, its first form's), each fingerprinted
-    as the whole value; the count line counts every place."""
+    as the whole value; the count line counts every place (6 in the prompt, the Bash call's, 2 in the tool result)
+    and each value once (Xk9 mQ2;pL7 is curl's in the prompt and a flag's in the result: one credential)."""
     expected = sorted([("curl-password", "prompt", PW), ("password", "prompt", "Ab1&Cd2(Ef3)"),
                        ("curl-password", "prompt", "Xk9 mQ2;pL7"), ("curl-password", "tool_input", PW),
-                       ("docker-password", "tool_result", SHAPES[6][2])])
+                       ("docker-password", "tool_result", SHAPES[6][2]), ("password", "tool_result", SHAPES[7][2])])
     assert secrets_found(planted, tuple({v for _, _, v, _ in SHAPES}))[1] == expected
     said = asz_in_process("secrets", "--root", str(planted))
-    assert said.stdout.splitlines()[-1] == "8 place(s) of 4 credential(s) in 1 conversation(s)"
+    assert said.stdout.splitlines()[-1] == "9 place(s) of 4 credential(s) in 1 conversation(s)"
 
 
 @pytest.mark.parametrize("args", [["--format", "md"], ["--format", "html"], ["--format", "text"],
