@@ -216,7 +216,8 @@ class Server(socketserver.ThreadingTCPServer):
                 c.close("timeout")
                 self.summed.add(TIMED_OUT)
             self.receiver.said_now()  # the seen list and the summed lines, these among them
-        self.receiver.said_now(everything=True)  # the receiver stops: what was held back is written now
+        # the receiver stops: what is held back is said by drain, once the handlers that may still count have ended
+        # (said here too, a handler's count after it was a third line of its kind: session 49)
 
     def server_close(self) -> None:
         """Close the port; no HTTP/1.1 connection reads any further byte (:meth:`_Conn.stop_reading`), while each request
@@ -408,8 +409,12 @@ class Http(BaseHTTPRequestHandler):
         if close or status in (400, 413):  # ``close``: a body not read whole, whose rest no request is read from
             self.send_header("Connection", "close")
             self.close_connection = self.lingers = True
-        self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.end_headers()
+            self.wfile.write(body)
+        except ConnectionError:  # its client left as its answer was written: its request was read (and said when
+            self.close_connection, self.lingers = True, False  # refused), so no connection closed with nothing read
+            return  # (counted so before, as its reset reached handle_error: session 49)
         if self.conn is not None:
             self.conn.since = time.monotonic()
             self.conn.deadline = self.conn.since + IDLE_TIMEOUT  # the next request's headers, or the connection ends

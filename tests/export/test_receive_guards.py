@@ -88,6 +88,13 @@ def _half(port: int, n: int) -> list[socket.socket]:
     return out
 
 
+def _left_by_client(port: int) -> int:
+    """The receiver's connections on ``port`` that their client closed and it has not closed yet (CLOSE_WAIT in
+    /proc/net/tcp): its handler counts such a connection, then closes it."""
+    rows = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
+    return sum(1 for row in rows if row[1].endswith(f":{port:04X}") and row[3] == "08")
+
+
 def _closed(held: list[socket.socket]) -> list[bool]:
     """Whether the receiver closed each connection (its end read at once), in the order given."""
     ready, _, _ = select.select(held, [], [], 0.5)
@@ -116,7 +123,10 @@ def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp
         dropped = _half(r.port, 30)
         for c in dropped:
             c.close()  # their clients leave before the headers end
-        time.sleep(1)
+        deadline = time.monotonic() + 60  # each counted before the stop: its handler read its end and closed it
+        while (left := _left_by_client(r.port)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left, f"{left} connection(s) their clients closed still open in the receiver 60 s after"
         big = r.post("POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/x-protobuf\r\n"
                      "Content-Length: 100000000000\r\n\r\n")
         assert big.startswith(b"HTTP/1.1 413") and b"over the 1073741824 (1 GiB) a request may hold" in big
@@ -136,6 +146,27 @@ def test_half_sent_headers_are_closed_after_the_header_timeout_and_said_once(tmp
     assert timed[:1] == dropped[:1] == ["1"] and len(timed) <= 2 and len(dropped) <= 2, err
     assert sum(map(int, timed)) >= 200 and sum(map(int, timed + dropped)) == 230, err
     assert "refused POST /v1/logs: the body is 100000000000 bytes, over the 1073741824 (1 GiB) a request may hold (HTTP 413)" in err
+
+
+def test_a_client_gone_before_its_refusal_is_written_is_no_connection_closed_with_nothing_read(tmp_path):
+    """A sender whose request is read and refused (a ``Content-Length`` that is no number: 400) but that left before
+    the answer was written: its refusal is said, and it is not counted as a connection its client closed before its
+    headers ended (session 49: the answer's second write met the reset and handle_error counted it so, a 31st
+    "closed by their client" in the half-sent test above, said on a third line as the receiver stopped)."""
+    r = Child(tmp_path, env={"ASZ_RECEIVE_HEADER_TIMEOUT": "60", "ASZ_RECEIVE_IDLE_TIMEOUT": "60"})
+    try:
+        for _ in range(3):
+            with socket.create_connection(("127.0.0.1", r.port), timeout=30) as s:
+                s.sendall(b"POST /v1/logs HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: x\r\n\r\n")
+            # closed before the receiver read it: its answer's first write is met by a reset, the next one fails
+        deadline = time.monotonic() + 60
+        while (left := _left_by_client(r.port)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not left, f"{left} connection(s) still open in the receiver 60 s after their clients left"
+    finally:
+        err = r.stop()
+    assert err.count("refused POST /v1/logs: Content-Length must be a whole number of bytes (HTTP 400)") == 3, err
+    assert "closed by their client" not in err and "Traceback" not in err, err
 
 
 def test_past_the_cap_the_longest_waiting_are_closed_and_requests_answered(tmp_path):
