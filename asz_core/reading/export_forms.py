@@ -12,7 +12,8 @@ Copies are archived evidence: verify proves a copy is faithful, not that it mask
 - a copy of other forms whose check against the root finds problems is made again masked as its manifest says
   (:class:`AsMasked` under :class:`~asz_core.view.secret_forms.choosing`): in each landed text, a credential today's
   forms find is masked where the manifest lists a mask of its form and fingerprint in that text (``texts_sha256``),
-  else left whole as the copy left it; a mask the manifest lists that no form of today's takes (a form narrowed) is
+  else over the start of its value the manifest lists so (forms 9 reads a command's password further:
+  :meth:`AsMasked._shorter`), else left whole as the copy left it; a mask the manifest lists that no form of today's takes (a form narrowed) is
   put back over the span of its form's expression whose fingerprint is the manifest's; one the manifest does not
   list whose value stands nowhere in the copy is masked as today (past a 2,000-byte clip, or masked and then cut by
   it, a mask no manifest lists: review45, a json copy of forms 6). Both need the manifest's mask
@@ -89,7 +90,7 @@ class AsMasked:
         for m in body.get("masks") or ():
             for d in m.get("texts_sha256") or ():
                 self.by_text.setdefault(d, set()).add((m.get("kind"), m.get("fingerprint")))
-        self.changed, self.whole = False, {}
+        self.changed, self.whole, self.part = False, {}, {}
 
     def _whole(self, text: str, cuts: list, k: int) -> bool:
         """Whether the copy holds credential ``cuts[k]`` of ``text`` whole and nowhere masked: the value with up to
@@ -121,16 +122,38 @@ class AsMasked:
             kept = [c for k, c in enumerate(cuts) if not self._whole(text, cuts, k)]
         else:
             want = self.by_text.get(self._text(text), set())
-            kept = [c for c in cuts if (c[4], self._mark(c[3])) in want or not _found(self.copy, text[c[0]:c[1]])]
+            kept = []
+            for c in cuts:  # masked as listed, else its start as listed (forms 9 read further), else whole if it stands
+                if (c[4], self._mark(c[3])) in want:
+                    kept.append(c)
+                elif (short := self._shorter(text, c, want)) is not None:
+                    kept.append(short)
+                elif not _found(self.copy, text[c[0]:c[1]]):
+                    kept.append(c)
             have = {(c[4], self._mark(c[3])) for c in kept}
             kept += _narrowed(text, [w for w in want if w not in have], kept, self._mark)
             kept.sort(key=lambda c: c[0])
         if kept != cuts:
             self.changed = True
+            starts = {c[0]: c for c in kept}
             for c in cuts:
-                if c not in kept:
+                if c not in kept and (k := starts.get(c[0])) is not None and k[1] < c[1]:  # masked only in part
+                    self.part.setdefault(c[3], (c[4], k[2] + text[k[1]:c[1]]))
+                elif c not in kept:
                     self.whole.setdefault(c[3], (c[4], text[c[0]:c[1]]))
         return kept
+
+    def _shorter(self, text: str, c: tuple, want: set) -> Optional[tuple]:
+        """The cut of the start of credential ``c`` of ``text`` that the manifest lists (its form and fingerprint in
+        ``want``), the longest, or None: a copy of forms 8 or before masked a command's password only up to a ``&``,
+        ``(`` or a quoted space, which forms 9 reads past (:mod:`asz_core.view.secret_shell`; review49)."""
+        from ..view.secret_forms import fingerprint, masked
+
+        for end in range(c[1] - 1, c[0], -1):
+            value = text[c[0]:end]
+            if (c[4], self._mark(fingerprint(value))) in want:
+                return c[0], end, masked(value, c[4]), fingerprint(value), c[4]
+        return None
 
 
 #: A text or ``--audit`` header's count of the credentials in the parts it leaves out (:meth:`~asz_core.reading.
@@ -201,12 +224,14 @@ def as_masked(copy: bytes, body: dict, key: Optional[bytes],
         again, wrong = check()
     if not chosen.changed or len(wrong) >= len(problems):
         return said, problems
-    return again + (_note(text, body, chosen.whole) if not plain else []), wrong
+    notes = _note(text, body, chosen.whole) + _note(text, body, chosen.part, "masked only in part")
+    return again + (notes if not plain else []), wrong
 
 
-def _note(copy: str, body: dict, whole: dict) -> list[str]:
+def _note(copy: str, body: dict, whole: dict, how: str = "whole") -> list[str]:
     """The note naming where each credential of ``whole`` (``{fingerprint: (kind, value)}``) stands in ``copy``
-    (the manifest ``body``'s ``export.file``), or none when none stands in it."""
+    (the manifest ``body``'s ``export.file``), or none when none stands in it; ``how`` "masked only in part": each
+    value is the copy's mask followed by the tail its forms left (:meth:`AsMasked._shorter`)."""
     name = (body.get("export") or {}).get("file") or "the copy"
     places, n = [], 0
     for kind, value in whole.values():
@@ -220,14 +245,22 @@ def _note(copy: str, body: dict, whole: dict) -> list[str]:
     places.sort()
     listed = ", ".join(f"line {line} column {col} ({kind})" for line, col, kind in places[:NAMED])
     more = f", … and {len(places) - NAMED} more place(s)" if len(places) > NAMED else ""
-    return [f"note: {name}: {n} credential(s) asz masks today are whole in this copy (made with {forms_said(body)}): "
+    return [f"note: {name}: {n} credential(s) asz masks today are {how} in this copy (made with {forms_said(body)}): "
             f"{listed}{more}; asz export again makes a copy masked with today's forms"]
 
 
 def _found(text: str, value: str) -> list[int]:
-    """Where ``value`` stands in ``text`` (character offsets), as written, JSON-escaped or HTML-escaped."""
-    return sorted({i for form in dict.fromkeys((value, orjson.dumps(value).decode()[1:-1], html.escape(value)))
-                   for i in _at(text, form)})
+    """Where ``value`` stands in ``text`` (character offsets), as written, JSON-escaped or HTML-escaped, or as the
+    characters it stands for when it is read out of a JSON text (a tool input's ``\\`` or ``\"``: forms 9 reads a
+    quoted password holding them, review49)."""
+    forms = [value, orjson.dumps(value).decode()[1:-1], html.escape(value)]
+    if "\\" in value:
+        try:
+            read = orjson.loads(f'"{value}"')
+            forms += [read, html.escape(read)] if isinstance(read, str) else []
+        except orjson.JSONDecodeError:
+            pass
+    return sorted({i for form in dict.fromkeys(forms) for i in _at(text, form)})
 
 
 def _at(text: str, form: str) -> list[int]:
