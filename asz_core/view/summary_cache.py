@@ -180,9 +180,18 @@ def chosen_now() -> bool:
     """:func:`asz_core.view.secret_forms.chosen_now`, never importing it (a masking can be chosen only once it is). A
     module another thread is still importing is in ``sys.modules`` before its ``chosen_now`` is defined: it has
     chosen none (``choosing`` comes after it), so False (fix46b: ``asz view``'s first ``/api/conversations`` answered
-    500, AttributeError, while its warm-up imported the forms)."""
+    500, AttributeError, while its warm-up imported the forms). Also True while an old render is drawn again
+    (:func:`_drawn_uncounted`)."""
     chosen = getattr(sys.modules.get("asz_core.view.secret_forms"), "chosen_now", None)
-    return chosen is not None and chosen()
+    return chosen is not None and chosen() or _drawn_uncounted()
+
+
+def _drawn_uncounted() -> bool:
+    """Whether a copy of render 44 or before is being drawn again, which counts no relayed sub-agent call
+    (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`): nothing kept is read or written then, as for a copy's own
+    masking (fix49a: a summary counted the old way was kept and read back, or a kept one read where the old way was asked)."""
+    flag = getattr(sys.modules.get("asz_core.view.usage_relayed"), "UNCOUNTED_BEFORE", None)
+    return flag is not None and flag.get()
 
 
 def hide_key(hide: Sequence[str]) -> str:
