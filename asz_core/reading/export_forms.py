@@ -146,13 +146,20 @@ class AsMasked:
     def _shorter(self, text: str, c: tuple, want: set) -> Optional[tuple]:
         """The cut of the start of credential ``c`` of ``text`` that the manifest lists (its form and fingerprint in
         ``want``), the longest, or None: a copy of forms 8 or before masked a command's password only up to a ``&``,
-        ``(`` or a quoted space, which forms 9 reads past (:mod:`asz_core.view.secret_shell`; review49)."""
+        ``(`` or a quoted space, which forms 9 reads past (:mod:`asz_core.view.secret_shell`; review49). Of a command's
+        password (:data:`~asz_core.view.secret_shell.SHELL_READ`) the manifest may list it under another command's form:
+        one mask's ``***`` is listed under the first form it was seen with for every text it stands in (trial 49a's
+        12-04 day copy: ``Tr0ub4dor`` a curl-password in one text, a mysql-password in another, both listed as the
+        latter: 1 problem, its texts_sha256), so any of those forms is taken, and the cut is given the listed one."""
         from ..view.secret_forms import fingerprint, masked
+        from ..view.secret_shell import SHELL_READ
 
+        kinds = (c[4], *sorted(SHELL_READ - {c[4]})) if c[4] in SHELL_READ else (c[4],)
         for end in range(c[1] - 1, c[0], -1):
             value = text[c[0]:end]
-            if (c[4], self._mark(fingerprint(value))) in want:
-                return c[0], end, masked(value, c[4]), fingerprint(value), c[4]
+            mark = self._mark(fingerprint(value))
+            if (kind := next((k for k in kinds if (k, mark) in want), None)) is not None:
+                return c[0], end, masked(value, kind), fingerprint(value), kind
         return None
 
 

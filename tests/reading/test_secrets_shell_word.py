@@ -94,3 +94,76 @@ def test_the_search_index_holds_no_tail(planted):
         assert json.loads(got.stdout) == [], word
     got = asz_in_process("search", "Also", "--root", str(planted), "--json")
     assert got.returncode == 0 and [v for v in GONE if v in got.stdout] == []
+
+
+class _Forms8:
+    """Masking as forms 8 did: a command's value ended at its first ``&`` (``-p***&3xK9``, ``admin:***&3xK9``)."""
+
+    def __call__(self, text: str, cuts: list) -> list:
+        from asz_core.view.secret_forms import fingerprint
+        from asz_core.view.secret_shell import SHELL_READ
+
+        out = []
+        for a, b, shown, mark, kind in cuts:
+            cut = text.find("&", a, b)
+            out.append((a, cut, shown, fingerprint(text[a:cut]), kind) if kind in SHELL_READ and cut > a
+                       else (a, b, shown, mark, kind))
+        return out
+
+
+def test_a_copy_of_forms_8_holding_a_cut_password_checks_and_names_the_tail(planted, tmp_path):
+    """A copy forms 8 masked (its manifest's masks_forms 8) shows the password's tail (the trial's day-2026-12-04 file,
+    'mysql -u root -p***&3xK9'): asz verify --export makes it again as its manifest says, the mask where forms 8 cut
+    it, so the copy checks (exit 0), and the note names where each tail stands. The prompt holds the password under
+    curl's, mysql's and sshpass's forms, which the manifest lists under the first (export_forms.AsMasked._shorter:
+    before, 'its texts_sha256 in the manifest is not the masking's')."""
+    import json as _json
+
+    from asz_core.view.secret_forms import choosing
+
+    old = tmp_path / "old.md"
+    with choosing(_Forms8()):
+        p = asz_in_process("export", "de3b8b19", "--format", "md", "--out", str(old), "--root", str(planted))
+    assert p.returncode == 0, p.stderr
+    where = old.with_name("old.md.manifest.json")
+    body = _json.loads(where.read_bytes())
+    body["masks_forms"] = 8
+    where.write_bytes(_json.dumps(body).encode())
+    text = old.read_text()
+    assert "-p***&3xK9 shop" in text and "sshpass -p ***&3xK9 ssh" in text  # as forms 8 wrote them
+    held = asz_in_process("verify", "--export", str(old), "--root", str(planted))
+    assert held.returncode == 0, held.stdout + held.stderr
+    notes = [x for x in held.stdout.splitlines() if x.startswith("note: old.md: ")]
+    tails = [i for i in range(len(text)) if text.startswith("***&3xK9", i)]
+    places = [f"line {text.count(chr(10), 0, i) + 1} column {i - text.rfind(chr(10), 0, i)} (" for i in tails]
+    assert len(notes) == 1 and "masked only in part" in notes[0] and all(p in notes[0] for p in places), held.stdout
+
+
+def test_a_day_copy_of_forms_8_whose_password_two_forms_cut_checks(tmp_path, corpus_dir):
+    """The trial's day-2026-12-04 folder (made at ccc9ef79, forms 8) failed asz verify --export at forms 9 with 'mask 3
+    (mysql-password …): its texts_sha256 in the manifest is not the masking's': the password stood as mysql's -p on
+    one day and curl's USER:… on the next, one mask listed under one form for both texts. Here: the corpus transcript
+    with a second day (test_day_title_own's), its first prompt's mysql -p and the second day's reply's curl -u holding PW, the
+    second day exported as the trial did, masked as forms 8 did."""
+    import json as _json
+
+    from asz_core.view.secret_forms import choosing
+    from test_day_title_own import _plant
+
+    def plant(lines: list[dict]) -> None:
+        _plant(lines)
+        lines[-2]["message"]["content"][0]["text"] += f" I ran curl -u admin:{PW} https://x.example.com"
+
+    root = planted_root(corpus_dir, tmp_path / "two-days", RELIABILITY, plant)
+    old = tmp_path / "old.txt"
+    with choosing(_Forms8()):
+        p = asz_in_process("export", "--root", str(root), "--since", "2026-01-22", "--until", "2026-01-22", "--tz", "UTC",
+                           "--format", "text", "--in-range-only", "--out", str(old))
+    assert p.returncode == 0, p.stderr
+    where = old.with_name("old.txt.manifest.json")
+    body = _json.loads(where.read_bytes())
+    body["masks_forms"] = 8
+    where.write_bytes(_json.dumps(body).encode())
+    assert "admin:***&3xK9" in old.read_text()
+    held = asz_in_process("verify", "--export", str(old), "--root", str(root))
+    assert held.returncode == 0, held.stdout + held.stderr
