@@ -103,7 +103,7 @@ def usage(
     cfg, table, zone, (first, last), storage = _options(view, sort, config, dialect, tz, since, until, root, check_form(form, as_json))
     shown = shown_names(ids := (listed := listed_and_links(storage))[0])  # as each can be given back; one scan (links)
     given = {"project": project, "model": model, "instance": instance, "dialect": dialect}
-    counted, problems, unreadable, undescribed, times, projects = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last))
+    counted, problems, unreadable, undescribed, times, projects = _read(storage, zone, cfg.view_hide, len(ids), shown, tuple(given.values()), (first, last), table)
     say_beyond_counted("asz usage", storage, in_report(counted, first, last), shown)  # the calls in the window (trial 40b F3)
     rows, members = shown_rows(report(counted, view, table, first, last, sort, zone=zone, times=times, members=(members := {})), members)
     rows = _open_block(ordered(continued_rows(rows, counted) if view == "session" else rows, view, sort, order), active)
@@ -265,7 +265,7 @@ def unnamed_note(n: int) -> str:
 
 
 def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", ""),
-          window: tuple = (None, None)) -> tuple[list, list[str], dict[str, str], list[dict], list[int], list[str]]:
+          window: tuple = (None, None), prices=None) -> tuple[list, list[str], dict[str, str], list[dict], list[int], list[str]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model, --instance, --dialect)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
@@ -282,6 +282,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     from ..view.usage_relayed import RELAYED_PREFIX
     from ..view.usage_untimed import untimed_noted
     from ..view.usage_report import block_times, narrowed, read_root
+    from ..reading.row_cache import summary_and_row  # asz ls's row kept with each summary counted (trial 49d F3)
+    from functools import partial
     from ..view.usage_undescribed import undescribed_read
 
     done = [0]
@@ -292,7 +294,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         und: dict[str, dict] = {}
         counted, problems = read_root(storage, zone, hide, step=lambda: done.__setitem__(0, done[0] + 1),
                                       unreadable=unreadable, verified_problems=listed, dialects=bool(narrow[3]),
-                                      ranges=ranges, undescribed=und)
+                                      ranges=ranges, undescribed=und, count=partial(summary_and_row, prices=prices))  # 49d F3
     except KeyboardInterrupt:  # Ctrl-C was a silent exit 130 (trial 3, F11)
         typer.echo(f"asz usage: interrupted after {done[0]} of {n} conversations read; nothing is printed "
                    "(a part would look like the whole)", err=True)

@@ -127,7 +127,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
               step: Callable[[], None] | None = None, unreadable: dict[str, str] | None = None,
               verified_problems: dict[str, list[str]] | None = None, ids: Iterable[str] | None = None,
               dialects: bool = False, ranges: dict[str, tuple] | None = None,
-              undescribed: dict[str, dict] | None = None) -> tuple[list[Counted], list[str]]:
+              undescribed: dict[str, dict] | None = None, count: Callable | None = None) -> tuple[list[Counted], list[str]]:
     """Every call with usage in the root (those of a conversation that does not verify marked ``held``), and one
     problem line per conversation that did not read or does not verify (its first problem, which decided its state,
     and how many more it lists).
@@ -143,7 +143,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
     these conversations (default every one of the root). ``dialects``: each conversation's places also name its
     dialect (``dialect``: :func:`~asz_core.view.titles.dialect_of`, as asz ls; for :func:`narrowed`'s ``dialect``), read only
     when asked, since that opens a landed file and the first ``asz usage`` after a collect reads the kept summaries
-    alone (tests/reading/test_collect_keeps_rows.py).
+    alone (tests/reading/test_collect_keeps_rows.py). ``count``: what a summary not kept is counted by (``summary_and_row``).
     """
     from ..storage.landing import settle
 
@@ -161,7 +161,7 @@ def read_root(root: str | os.PathLike, zone: dt.tzinfo, hide: Iterable[str] = ()
                 head = read_head(root, conv)
                 header = head.header if head else None
                 session = (header or {}).get("session")  # as asz conversations keys its rows
-                got = conversation_summary(root, conv, session if isinstance(session, str) and session else conv, hide, store)
+                got = (count or conversation_summary)(root, conv, session if isinstance(session, str) and session else conv, hide, store)
             except (ViewError, OSError) as exc:
                 problems.append(f"conversation {conv}: {exc}")
                 if unreadable is not None:

@@ -107,6 +107,24 @@ def test_the_rows_collect_kept_are_byte_for_byte_what_a_cold_reader_counts(colle
     assert _landed_record_files(cold, seen)  # the cold reader did read them (the observation above is not blind)
 
 
+def test_on_a_root_with_no_rows_kept_the_first_usage_keeps_the_rows_ls_reads(collected, tmp_path):
+    """A root ``asz receive`` filled keeps no list row (the sending root's files and rounds land, nothing is counted):
+    the first ``asz usage`` counts each conversation once and keeps its ``asz ls`` row beside its summary, so the next
+    ``asz ls`` opens no landed record file and prints what the collected root's kept rows print (trial 49d F3: usage
+    13.7 s, then ls 13.1 s again, counting the same files)."""
+    root, cold = collected, tmp_path / "received"
+    shutil.copytree(root, cold, symlinks=True)
+    for p in (cold / "_index").glob("summaries.sqlite*"):
+        p.unlink()
+    out, seen = _opened_by("usage", "session", "--json", "--tz", "UTC", "--root", str(cold))
+    total = json.loads(out)[0]["total"]
+    assert {k: total["usage"][k] for k in TRUTH} == TRUTH and total["calls"] == CALLS
+    assert _landed_record_files(cold, seen) and _kept(cold) == (11, 11)  # counted from the files, and kept
+    out, seen = _opened_by("ls", "--json", "--root", str(cold))
+    assert _landed_record_files(cold, seen) == []
+    assert out.replace(str(cold), str(root)) == asz("ls", "--json", "--root", str(root)).stdout
+
+
 @pytest.mark.parametrize("after", [0.05, 0.0])
 def test_ctrl_c_while_collect_keeps_the_rows_keeps_the_pass_status(corpus_source, tmp_path, after):
     """A SIGINT after the pass line, while the rows are counted, stops the counting and the command exits with the
