@@ -23,6 +23,28 @@ def removed_line(verb: str, session: str, held: dict[str, str]) -> str:
     return f"{verb} {session}" + (f" ({held[session]})" if session in held else "")
 
 
+#: The most sessions kept for one reason that ``asz prune --dry-run`` names one line each; past it, one line counts them.
+KEPT_NAMED_MOST = 10
+
+
+def kept_lines(kept: list) -> list[str]:
+    """``kept SESSION: why`` per kept session, in order; the sessions of a reason more than :data:`KEPT_NAMED_MOST`
+    share are one line where the first stood, ``kept N session(s): why`` (trial 49d F5: 271 identical lines ``kept ID:
+    storage.retention.after is not set``)."""
+    by: dict[str, int] = {}
+    for k in kept:
+        by[k.reason] = by.get(k.reason, 0) + 1
+    out: list[str] = []
+    said: set[str] = set()
+    for k in kept:
+        if by[k.reason] <= KEPT_NAMED_MOST:
+            out.append(f"kept {k.session}: {k.reason}")
+        elif k.reason not in said:  # said once, where its first session stood
+            said.add(k.reason)
+            out.append(f"kept {by[k.reason]:,} session(s): {k.reason}")
+    return out
+
+
 def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle: bool = False) -> int:
     """Apply ``storage.retention`` to ``root`` once and print what it removed; returns the exit code (0/1).
     With ``quiet_when_idle`` (after a push pass of ``asz collect`` / ``asz server``) a prune that removed nothing and
@@ -52,8 +74,8 @@ def run_prune(root: Path, cfg: Config, *, dry_run: bool = False, quiet_when_idle
     for s in rep.removed:
         typer.echo(removed_line(verb, s, rep.held))
     if dry_run:
-        for k in rep.kept:
-            typer.echo(f"kept {k.session}: {k.reason}")
+        for line in kept_lines(rep.kept):
+            typer.echo(line)
     for line in rep.problems:
         typer.echo(f"error: {line}", err=True)
     if rep.staging_files:
@@ -93,7 +115,8 @@ def prune_command(
     ``removed SESSION`` per session, then one total line ``prune:
     sessions=N files=N bytes=N kept=N errors=N`` (bytes: the landed files'
     size before they became skeletons). --dry-run prints ``would remove
-    SESSION`` and ``kept SESSION: why`` per session and the same total, ending
+    SESSION`` and ``kept SESSION: why`` per session (more than ten kept for one reason: one line ``kept N
+    session(s): why``) and the same total, ending
     ``(dry run)``; on a big root ``| tail -1`` is the total. Also runs after each push pass when storage.retention.after is set.
     The LangSmith staging staged before the same cut (``_ingest/langsmith/done/``, copies of requests already
     materialised) is deleted once everything materialised has landed, before the total: ``removed staging: N
