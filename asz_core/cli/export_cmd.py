@@ -12,10 +12,11 @@ import typer
 from .echo import stderr_outlived
 from .export_folder import EXT, Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
-from .export_said import (say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
+from .export_said import (form_asked, say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
 from .export_write import file_to, lines_written, said_path, stream_to, to_stdout, write_parts
 from .jobs import usage_error
+from ..reading.export_cut import DEFAULT_LIMIT, cut_at, results_cut
 from ..storage.out_path import NotRegular
 from .out_named import refused
 from .reading_common import CONFIG_HELP, ROOT_HELP, fail_id, linked_said, make_filters, refuse_empty_id, no_match, settings, time_range, tz_option, use_tz
@@ -185,7 +186,6 @@ def render_bytes(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool
         return data, bad
     from ..reading.export import problems_of, to_html, to_markdown
     from ..view import to_json
-
     from ..reading.export_title import built_evidence
 
     # priced as asz conversation prices it (one table); the manifest's entry of the document rendered, with its title's source
@@ -403,6 +403,7 @@ def export(
     redact: Optional[bool] = typer.Option(None, "--redact/--no-redact", show_default=False, help="Mask every credential of a known form (asz secrets lists the forms) in what is written, the index page included; credentials only: names, e-mail addresses, phone numbers and other personal data stay as written (docs/reading.md, Credentials): its first and last 4 characters kept (a password, a token given to a name, Basic credentials, mysql's -p and curl's -u passwords: ***), a PEM private key's lines left out; stderr counts them. The default with --audit and --format text (a file for a model) and with md and html (the forms meant to be shared); --no-redact keeps them whole there. Unmasked, stderr counts those written whole (any format: a note naming --redact when there are some). Every copy written to a file (--out FILE, or each file of --out DIR), masked or not, gets FILE.manifest.json beside it (the copy's SHA-256, the head round and landed files' digests, the asz version, window and time zone, and each mask's place and form), which asz verify --export FILE checks; stderr gives the manifest's own SHA-256 to pass on another channel."),
     audit: bool = typer.Option(False, "--audit", help="prose (implied when --format is not given; --format text writes it as plain text; another --format is refused): the audit form (docs/reading.md): every line gets a kind (prompt, prompt_blocks, interrupt, injected, subagent_prompt, compaction_summary, command_output, reply, thinking, …; an error step's line api_error or run_failed, its text bounded as a failed call's); the person turns the default prose leaves out (a user line whose content is a list) are kept (kind prompt_blocks or interrupt, an image as [image: TYPE, N bytes]); one line per tool call (kind tool_call: tool, its input masked, then cut at 200 characters, status ok/error/refused/interrupted/no_result (error: also its error text, at most 1,000 bytes, and the bytes left out), with --in-range-only no_result_in_window when its result is not inside the window, and the window its result lands in has a line of kind tool_result: the call's tool and text, call_ts when it was made, its status and error; a call asz hook's execution record is joined to also executed: its server, outcome and how it failed, as md says it); one header line per conversation (kind conversation: title, project, branch, models, from, to, state, problems, errors (as asz ls says them), left_out (edit_contents: the Edit/Write calls whose file contents are left out); an asz hook execution record joined to no tool call is a line of its own (kind tool_execution: its tool, status and how it failed), credentials (those written, and those found in the parts left out: tool results, thinking), and calls, tokens, cost (then cost_by_kind_line: what each kind of token cost and its share, as asz conversation says it) and credits as asz usage session counts them, with --since/--until also in_window: those of the calls made in the window; with --in-range-only the window's header: from, to, models, senders and in_window of its records only, status_read, no whole-conversation figures, so a closed day's file stays byte for byte); streams interleaved by time; with --since/--until an in_range key on each line. The default prose's lines are all there, their keys and values unchanged. Credentials are masked as --redact masks them (--no-redact keeps them whole); stderr counts them. Credentials only: names, e-mail addresses and phone numbers stay as written."),
     brief: bool = typer.Option(False, "--brief", help="md (implied when --format is not given; another --format is refused): the brief form (docs/reading.md), to hand a model or a colleague: the person's words and the agent's replies whole, each tool call on one line (what it acts on, failed, the size of its result), a compaction or runtime notice as its label; tool results, injected context, compaction summaries, runtime records and command output left out, each talk and the header saying how many and how many bytes."),
+    result_limit: Optional[int] = typer.Option(None, "--result-limit", min=0, metavar="BYTES", show_default=False, help=f"md and html: a tool result over BYTES of UTF-8 is drawn cut, its first lines (about three quarters of BYTES) and its last (a quarter), whole lines, and between them a line saying its size in bytes and lines, what is drawn and left out, and that the whole is in the root (asz show) and in --format json --whole; the manifest records it and asz verify --export makes the copy again so. Default {DEFAULT_LIMIT:,} (Claude Code's own cut of a shell's output: most results are whole); 0 draws every result whole."),
     whole: bool = typer.Option(False, "--whole", help="json: each text the asz.view document clipped at 2,000 bytes put back whole from the landed records, where they give exactly the text clipped (its size the node's bytes); stderr counts those put back and those still clipped (a talk's label, reply and prompt)."),
     in_range_only: bool = typer.Option(False, "--in-range-only", help="prose or text with --since/--until: leave out the lines whose time is outside the window (in_range false; a line with no time of its own is placed by its conversation's recorded range, as asz search places a hit, and stays when that range crosses an end of the window, in_range null), and a conversation with no line left (stderr counts those). Without it every line of a matched conversation is written, each with in_range, and stderr counts those outside."),
     max_tokens: int = typer.Option(MODEL_CONTEXT_TOKENS, "--max-tokens", metavar="N", min=1, help="The token budget of one written file (bytes ÷ 4; default 200,000, a Claude model's context): prose, text or md written over it is warned about, file by file (asz export: warning: FILE is … tokens …)."),
@@ -446,9 +447,7 @@ def export(
     ambiguous prefix, an empty ID, no ID and no filter, an ID with --project or --instance, a bad format, several as html or
     json with an --out ending in .html, .json, .md, .jsonl or .txt: they go into a folder; one conversation's --out FILE ending in another format's suffix, or without --format in one not the format's own (chat.pdf); an --out that is a FIFO, a device, a socket or a link to one: nothing written, docs/reading.md, What --out may name).
     """
-    chosen, fmt = fmt is not None, _form(fmt, audit, brief, in_range_only, bool(since or until))  # chosen: --format given
-    if whole and fmt != "json":
-        raise _usage(f"--whole is a form of --format json, not of {fmt} (md, html and prose give texts whole)")
+    chosen, fmt = fmt is not None, form_asked(fmt, audit, brief, in_range_only, bool(since or until), whole, result_limit)
     refuse_empty_id("export", conversation_id)
     many = bool(project or since or until or instance)
     if conversation_id is not None and (project or instance):  # an ID with --since/--until: its window (trial 27b F10)
@@ -462,7 +461,7 @@ def export(
     prose = Prose(source, config, audit or fmt == "text", time_range("export", since, until, zone) if since or until else None,
                   redact, in_range_only, brief, whole, max_tokens, split, shared=fmt in ("md", "html"))
     prose.replace = replace  # --out DIR/: an earlier export's files this one does not make removed (trial 37a F3)
-    with stderr_outlived(out is not None):  # --out: a stderr reader gone never cuts the files short (trial 39c F3)
+    with stderr_outlived(out is not None), results_cut(cut_at(fmt, brief, result_limit)):  # 39c F3; 49b F2
         if conversation_id is not None and not many and not folder:
             unverified = _written(out, lambda: _one(r, conversation_id, fmt, hide, thinking, out, prose))
         else:
@@ -478,26 +477,6 @@ def _refuse_split(split: bool, one: bool, audit: bool, out: Optional[Path], fmt:
     if split and (one or not audit or out is None or one_stream_file(out, fmt)):
         raise _usage("--split writes parts of the audit form (--audit or --format text) into a folder: give "
                      "--since/--until (with an ID: that conversation's window), --project or --instance, and --out DIR/")
-
-
-def _form(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, window: bool) -> str:
-    """The format ``--format``, ``--audit`` and ``--brief`` ask for (md, or prose with ``--audit`` alone); raises
-    typer.Exit(2) for a format that is none, a form of another format, or ``--in-range-only`` without a prose window
-    (``window``: --since or --until given)."""
-    if brief and audit:
-        raise _usage("--brief is a form of md and --audit one of prose: give one")
-    if fmt is None:
-        fmt = "prose" if audit else "md"  # --audit alone asks for prose (trial 17 gap: it was refused as md)
-    if brief and fmt != "md":
-        raise _usage(f"--brief is a form of --format md, not of {fmt}")
-    if fmt not in FORMATS:
-        raise _usage(f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
-    if audit and fmt not in PROSE_FORMS:
-        raise _usage(f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose; --format text is "
-                     "the audit form as plain text)")
-    if in_range_only and (fmt not in PROSE_FORMS or not window):
-        raise _usage("--in-range-only reads a --since/--until window in --format prose or text (or --audit)")
-    return fmt
 
 
 def _several(r: Path, project: str, since: str, until: str, zone, fmt: str, hide, thinking: bool, out: Optional[Path],

@@ -50,13 +50,16 @@ def _render(root: Path, cid: str, fmt: str, hide: list[str], thinking: bool, pro
 
 def made(prose: Prose, fmt: str, hide: list[str], thinking: bool) -> dict:
     """How a copy was made, as its manifest's ``made`` says it: what :func:`made_again` needs to make it again
-    (``redact``: masked or not; a manifest without the key, from before every copy had one, was masked)."""
+    (``redact``: masked or not; a manifest without the key, from before every copy had one, was masked;
+    ``result_limit``: md's and html's ``--result-limit``, from render 52, a manifest without it made again whole)."""
+    from ..reading.export_cut import RESULT_LIMIT
     from ..view.zone import zone_name
 
     return {"format": fmt, "redact": prose.redact, "brief": prose.brief, "audit": prose.audit, "thinking": thinking,
             "whole": prose.whole,
             "hide": list(hide), "window": list(prose.window) if prose.window is not None else None,
             "in_range_only": prose.in_range_only, "index": prose.index, "tz": zone_name(),
+            **({"result_limit": RESULT_LIMIT.get()} if fmt in ("md", "html") and not prose.brief else {}),
             **({"part": prose.part, "max_tokens": prose.max_tokens} if prose.part is not None else {})}
 
 
@@ -83,7 +86,9 @@ def made_again(root: Path, cid: str, how: dict, config: Optional[Path] = None) -
         prose.split_parts, prose.max_tokens = True, int(how.get("max_tokens") or 0) or prose.max_tokens
     from ..reading.export_links import linking
 
-    with recording() as seen, linking(prose.linked):
+    from ..reading.export_cut import results_cut
+
+    with recording() as seen, linking(prose.linked), results_cut(int(how.get("result_limit") or 0)):  # none: whole
         data = render_bytes(root, cid, how["format"], list(how.get("hide") or []), bool(how.get("thinking")), prose)[0]
     if how.get("part") is not None:  # the part made again; none (the file fits now, or fewer parts): nothing
         k = how["part"]

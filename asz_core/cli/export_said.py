@@ -296,6 +296,38 @@ def filter_warnings(r, rows: list[dict], filters, project: str) -> None:
         typer.echo(f"asz export: warning: {line}", err=True)
 
 
+def form_asked(fmt: Optional[str], audit: bool, brief: bool, in_range_only: bool, window: bool, whole: bool = False,
+               limit: Optional[int] = None) -> str:
+    """The format ``--format``, ``--audit`` and ``--brief`` ask for (md, or prose with ``--audit`` alone); raises
+    typer.Exit(2) for a format that is none, a form of another format, ``--in-range-only`` without a prose window
+    (``window``: --since or --until given), ``--whole`` but with json or ``--result-limit`` (``limit``) but with md
+    (not ``--brief``, which draws no result) or html."""
+    from .export_cmd import FORMATS
+    from .jobs import usage_error
+
+    if brief and audit:
+        raise usage_error("export", "--brief is a form of md and --audit one of prose: give one")
+    if fmt is None:
+        fmt = "prose" if audit else "md"  # --audit alone asks for prose (trial 17 gap: it was refused as md)
+    if brief and fmt != "md":
+        raise usage_error("export", f"--brief is a form of --format md, not of {fmt}")
+    if fmt not in FORMATS:
+        raise usage_error("export", f"--format is one of {', '.join(FORMATS)}, not {fmt!r}")
+    if audit and fmt not in PROSE_FORMS:
+        raise usage_error("export", f"--audit is a form of --format prose, not of {fmt} (--audit alone gives prose; "
+                                    "--format text is the audit form as plain text)")
+    if in_range_only and (fmt not in PROSE_FORMS or not window):
+        raise usage_error("export", "--in-range-only reads a --since/--until window in --format prose or text (or "
+                                    "--audit)")
+    if whole and fmt != "json":
+        raise usage_error("export", f"--whole is a form of --format json, not of {fmt} (md, html and prose give texts "
+                                    "whole)")
+    if limit is not None and (fmt not in ("md", "html") or brief):
+        raise usage_error("export", "--result-limit cuts the tool results md and html draw, not "
+                                    f"{'--brief' if brief else fmt}'s")
+    return fmt
+
+
 def refuse_missing_parent(out: Optional[Path]) -> None:
     """Exit 1, before anything is read, when ``--out``'s parent folder does not exist: ``asz export: cannot write
     OUT: no such folder PARENT (make it first: asz export creates no folder but --out DIR itself)``. A mistyped path

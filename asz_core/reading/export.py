@@ -38,6 +38,7 @@ from ..view.document import build_view
 from ..sessiondata.nolink import open_nofollow
 from ..view.summary import shorten
 from ..view.titles import dialect_of
+from .export_cut import cut_summary
 from .export_blocks import fence, html_blocks, literal, nested, said_html, tool_gist, tool_html
 from .export_refusals import tool_mark
 from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, thinking_said
@@ -539,7 +540,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 gist = f" <code class=\"gist\">{isolated(gist)}</code>" if gist else ""
                 when = f" <span class=\"when\">{e(step_when(st))}</span>" if step_when(st) else ""  # trial 30a F3
                 out.append(f"<details class=\"step tool\" id=\"{sid}\"><summary>Tool <b>{e(st.get('name') or '?')}</b>{failed}"
-                           f"{gist}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>" + to_talk.get(st["id"], ""))
+                           f"{gist}{cut_summary(st)}{when} <span class=\"id\">{sid}</span></summary>{inner}</details>" + to_talk.get(st["id"], ""))
                 out += [html_media(st, e)] if st.get("media") else []
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",

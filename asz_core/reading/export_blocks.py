@@ -27,6 +27,7 @@ from ..view.placing import call_summary, input_fields, one_line, quiet_result, s
 from ..view.titles import BLOCK_STEPS, prompt_blocks
 from ..view.execution_words import again_said, call_named, held_said, one_side_said, outcome_said, transcript_said
 from ..view.tool_drawn import drawn_input
+from .export_cut import cut_html, cut_markdown
 from .export_render import TOOLS_RENDER, drawn
 from .export_tools import drawn_html, drawn_markdown, drawn_pairs, gist_pairs
 from .termtext import md_literal, md_visible
@@ -352,7 +353,7 @@ _MARKDOWN: dict[str, Callable[[Any], list[str]]] = {
     "rest": lambda v: ["", fence(md_visible(v))],
     "executed": lambda v: ["", f"*{md_visible(execution_line(v))}*"],
     "quiet": lambda v: ["", f"*{NO_OUTPUT}*", *_facts_markdown(v)],
-    "result": lambda v: ["", fence(md_visible(v))],
+    "result": lambda v: cut_markdown(v, fence, md_visible),  # a long one cut, its size said (render 52)
     "result_withheld": lambda v: ["", f"*(result withheld: {v} bytes)*"],
     "no_result": lambda v: ["", f"*{v}*"],
     **{k: (lambda k: lambda v: drawn_markdown(k, v, fence, _facts_markdown))(k) for k in ("todos", "diff", "write")},
@@ -381,7 +382,7 @@ _HTML: dict[str, Callable[[Any, Callable[[str], str]], str]] = {
     "rest": lambda v, e: f"<pre>{e(v)}</pre>",
     "executed": lambda v, e: f"<p class=\"executed\"><i>{e(execution_line(v))}</i></p>",
     "quiet": lambda v, e: f"<p><i>{NO_OUTPUT}</i></p>" + _facts_html(v, e),
-    "result": lambda v, e: f"<pre>{e(v)}</pre>",
+    "result": cut_html,
     "result_withheld": lambda v, e: f"<p class=\"withheld\">(result withheld: {v} bytes)</p>",
     "no_result": lambda v, e: f"<p class=\"noresult\"><i>{e(v)}</i></p>",
     **{k: (lambda k: lambda v, e: drawn_html(k, v, e, _facts_html))(k) for k in ("todos", "diff", "write")},

@@ -315,4 +315,10 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   characters), and ``status_read:`` says the window's results in one clause (144 characters, 286 before): trial 49a F4,
   the heads were 10 % of a day's bytes (:func:`~asz_core.reading.prose_text.short_head`, :data:`SHORT_HEAD_RENDER`).
   prose's JSON header keeps the list. A copy of render 50 or before is made again as it was drawn.
+- render 52: md and html draw a tool result over ``--result-limit`` bytes (default 30,000) cut: its first lines and its
+  last, whole lines, and between them a line saying its size in bytes and lines, what is drawn and left out, and where
+  the whole is (``*[result cut for sharing: 1,820,022 bytes in 20,000 lines; …]*``, html ``<p class="cut">``), and
+  html's folded tool line says ``result 1,820,022 bytes, cut``, where render 51 drew every result whole (trial 49b F2:
+  a 1.8 MB md copy, a 934-page print of the html; :mod:`~asz_core.reading.export_cut`). The limit is the manifest's
+  ``made.result_limit``; a copy whose manifest has none (render 51 or before) is made again whole.
 """

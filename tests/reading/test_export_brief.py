@@ -28,7 +28,8 @@ def brief(corpus_source, tmp_path_factory):
     files = [corpus_source / PROJECT / f"{SID}.jsonl", *sorted((corpus_source / PROJECT / SID).rglob("*.jsonl"))]
     lines = [json.loads(x) for f in files for x in f.read_text(encoding="utf-8").splitlines() if x.strip()]
     return {"md": asz("export", SID, "--brief", "--root", str(root)).stdout, "root": root,
-            "full": asz("export", SID, "--format", "md", "--root", str(root)).stdout, "lines": lines}
+            "full": asz("export", SID, "--format", "md", "--result-limit", "0", "--root", str(root)).stdout,  # whole (49b F2)
+            "lines": lines}
 
 
 def _blocks(lines: list[dict], role: str, kind: str) -> list[dict]:
