@@ -369,9 +369,9 @@ _ALSO = {"md": (".markdown", ".mdown", ".mkd"), "html": (".htm", ".xhtml"), "jso
 def refuse_suffix(out: Path, fmt: str, chosen: bool = True) -> None:
     """Exit 2 when one conversation's ``--out`` FILE ends in another format's suffix (``--format html --out x.md``:
     trial 47b F3 wrote HTML into a .md file without a word, while several conversations' mismatch was already exit 2,
-    in the same words), or, the format not ``chosen`` by ``--format`` (md by default, or with ``--brief``; prose with
-    ``--audit``), in a suffix that is not the format's (trial 49b F4: ``--out chat.pdf`` wrote 1.8 MB of Markdown into
-    chat.pdf without a word); with ``--format`` given, such a suffix is written as asked and stderr warns of it. No
+    in the same words), or, the format not ``chosen`` (md by default: no ``--format``, ``--brief`` or ``--audit``), in
+    a suffix that is not the format's (trial 49b F4: ``--out chat.pdf`` wrote 1.8 MB of Markdown into chat.pdf without
+    a word); with the format chosen, such a suffix is written as asked and stderr warns of it. No
     suffix, or one of the format's own (``.htm``, ``.markdown``: :data:`_ALSO`), is written as asked."""
     from .export_folder import EXT
     from .jobs import usage_error

@@ -190,9 +190,9 @@ def test_usage_out_refuses_the_same_nodes_and_writes_through_a_link(corpus_root,
 
 def test_a_suffix_not_the_formats_own_is_refused_without_format_and_warned_with_it(corpus_root, tmp_path):
     """Trial 49b F4: ``--out chat.pdf`` without ``--format`` wrote Markdown into chat.pdf without a word, though
-    ``chat.html`` was refused: no --format (md by default, or --brief's), exit 2, nothing written; ``--format md``
-    writes it as asked and warns; the format's own other suffixes (.markdown, .htm) and none are written quietly."""
-    for args, name in (((), "chat.pdf"), (("--brief",), "chat.log")):
+    ``chat.html`` was refused: no --format (md by default), exit 2, nothing written; ``--format md`` (or ``--brief``,
+    ``--audit``: a form chosen) writes it as asked and warns; the format's own other suffixes (.markdown, .htm) and none are written quietly."""
+    for args, name in (((), "chat.pdf"), ((), "chat.log")):
         p = asz("export", SID[:8], "--root", str(corpus_root), *args, "--out", str(tmp_path / name), check=False)
         pdf = " (asz writes no PDF: --format html makes a page a browser prints to one)" if name.endswith(".pdf") else ""
         assert p.returncode == 2 and p.stderr == (
@@ -204,6 +204,8 @@ def test_a_suffix_not_the_formats_own_is_refused_without_format_and_warned_with_
     assert p.returncode == 0 and (tmp_path / "chat.pdf").read_text().startswith("# ")
     assert (f"asz export: warning: --out {tmp_path / 'chat.pdf'}: md written into a .pdf file, not a .md one (asz writes "
             "no PDF: --format html makes a page a browser prints to one)\n") in p.stderr
+    p = asz("export", SID[:8], "--root", str(corpus_root), "--audit", "--out", str(tmp_path / "day.audit"), check=False)
+    assert p.returncode == 0 and "prose written into a .audit file, not a .jsonl one" in p.stderr, p.stderr
     for args, name in (((), "chat.markdown"), (("--format", "html"), "page.htm"), ((), "chat")):
         p = asz("export", SID[:8], "--root", str(corpus_root), *args, "--out", str(tmp_path / name), check=False)
         assert p.returncode == 0 and "warning" not in p.stderr and (tmp_path / name).stat().st_size, p.stderr
