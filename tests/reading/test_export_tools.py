@@ -236,7 +236,7 @@ def test_html_names_what_each_folded_call_ran(corpus_source, corpus_root, tmp_pa
              if d.get("type") == "assistant" and not d.get("isSidechain") for b in d["message"]["content"]
              if isinstance(b, dict) and b.get("type") == "tool_use"]
     out = tmp_path / "c.html"
-    asz("export", sid, "--format", "html", "--tz", "UTC", "--root", str(corpus_root), "--out", str(out))
+    asz("export", sid, "--format", "html", "--tz", "UTC", "--result-limit", "0", "--root", str(corpus_root), "--out", str(out))
     page = out.read_text(encoding="utf-8")
     order = ("command", "file_path", "notebook_path", "path", "pattern")  # the first one there names the call
     seen = 0

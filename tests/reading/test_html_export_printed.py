@@ -57,7 +57,7 @@ def test_a_printed_export_shows_each_result_whole(browser, corpus_source, corpus
     lines = _longest_result(corpus_source)
     assert lines > 500  # the corpus's: a result of some hundreds of lines
     now, old = tmp_path / "now.html", tmp_path / "old.html"
-    asz("export", SID, "--format", "html", "--out", str(now), "--root", str(corpus_root))
+    asz("export", SID, "--format", "html", "--result-limit", "0", "--out", str(now), "--root", str(corpus_root))  # whole
     with drawing(27):
         asz("export", SID, "--format", "html", "--out", str(old), "--root", str(corpus_root))
     pages, pre = _printed(browser, now)
