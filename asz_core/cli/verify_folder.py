@@ -138,6 +138,57 @@ def _row_figures(root: Path, index: str, row: dict, manifest: Path, docs, table)
     return figures_checked(index, row, counted_as_drawn(root, doc.get("summary") or {}, _render(body)), table)
 
 
+#: This process's document builder and price table, shared by the copies it checks (:func:`_one_copy`).
+_HELD: dict = {}
+
+
+def _one_copy(item: tuple) -> tuple[list[str], list[str], Optional[list[str]]]:
+    """One copy of a folder checked: ``(said, problems)`` of :func:`~asz_core.cli.verify_run.export_results` and, for
+    the copy an index row stands for (with ``--root``, the copy checked), that row's figures' problems (None when none
+    was checked). ``item``: ``(copy, manifest, its SHA-256 as the folder manifest lists it, root, config, the index
+    page's name, the row)``. Each document is built once in this process (:class:`~asz_core.reading.export_docs.SharedDocs`:
+    a --split copy's parts and its row share it)."""
+    from ..reading.export_docs import SharedDocs
+    from .verify_run import export_results
+
+    copy, m, sha, root, config, index, row = item
+    docs = _HELD.setdefault("docs", SharedDocs())
+    got, wrong = export_results(copy, m, sha, root, config, docs)
+    if root is None or row is None or wrong:
+        return got, wrong, None
+    if "table" not in _HELD:
+        from .configured import config_prices
+
+        _HELD["table"] = config_prices(config, "asz verify")
+    return got, wrong, _row_figures(root, index, row, m, docs, _HELD["table"])
+
+
+def _one_copy_there(item: tuple):
+    """:func:`_one_copy` in a worker; None for a copy whose check ended the command (a usage error, exit 2: a manifest
+    that does not read, a bad configuration), checked again by the command itself, which says why and exits."""
+    try:
+        return _one_copy(item)
+    except KeyboardInterrupt:
+        raise
+    except BaseException:  # noqa: BLE001 - its stderr is the worker's (closed): the command says it
+        return None
+
+
+def each_copy(items: list[tuple], jobs: int):
+    """:func:`_one_copy` of each of ``items`` in order, in ``jobs`` forked workers when there are two copies or more
+    against a root (each copy's check draws it again: session 49, trial 49b F3), else here; a copy whose check a worker
+    could not finish (:func:`_one_copy_there` gave None, or the worker died) is checked here. Each call starts with no
+    document held (another root's may share an id)."""
+    _HELD.clear()
+    if jobs < 2 or len(items) < 2 or items[0][3] is None:
+        yield from map(_one_copy, items)
+        return
+    from ..collect.workers import each_in_order
+
+    for item, got in zip(items, each_in_order(_one_copy_there, items, jobs)):
+        yield got if got is not None else _one_copy(item)
+
+
 def _render(body: dict) -> int:
     """The render a copy's manifest ``body`` names (0 when none: renders 1 and 2)."""
     r = body.get("render")
@@ -167,12 +218,14 @@ def _each_file_said(folder: Path) -> str:
     return f"nor has any of its {len(copies):,} file(s) a manifest beside it; {NO_MANIFEST_WAY}"
 
 
-def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage) -> None:
+def check_folder(folder: Path, given: str, root: Optional[Path], config: Optional[Path], as_json: bool, usage,
+                 jobs: int = 1) -> None:
     """Check the folder export ``folder`` (module docstring); print ``ok:`` lines, each problem as ``FILE: …``, then
     ``the folder checks …`` or ``N problem(s)``; exit 0, 1 problems, 2 usage (``usage(message)`` makes that exit) or a
-    copy whose drawing no render gives (unproven, never counted as checked: :func:`~asz_core.cli.verify_run.said_export`)."""
+    copy whose drawing no render gives (unproven, never counted as checked: :func:`~asz_core.cli.verify_run.said_export`).
+    ``jobs``: processes checking the copies (:func:`each_copy`)."""
     from ..reading.export_manifest import sha256
-    from .verify_run import export_results, not_checkable, said_export, unreproduced
+    from .verify_run import not_checkable, said_export, unreproduced
 
     where = folder / FOLDER_MANIFEST
     if not where.is_file() and (folder / JOURNAL).is_file():  # trial 31b F13: a stopped export is never whole
@@ -200,21 +253,13 @@ def check_folder(folder: Path, given: str, root: Optional[Path], config: Optiona
     page = _page_rows(folder, body)
     for part in (_listing(folder, body), _index_rows(folder, body), page):
         said, problems = said + part[0], problems + part[1]
-    from ..reading.export_docs import SharedDocs
-
-    docs, checked, moved, table, figured = SharedDocs(), 0, 0, None, 0  # each document built once (export_docs)
-    for f in body.get("files") or ():
-        copy, m = folder / str(f.get("file")), folder / str((f.get("manifest") or {}).get("file"))
-        if not copy.is_file() or not m.is_file():
-            continue  # named above
-        got, wrong = export_results(copy, m, (f.get("manifest") or {}).get("sha256") or "", root, config, docs)
-        row = (page[2] or {}).pop(f.get("conversation"), None)  # its index row, once (a --split copy's first part)
-        if root is not None and row is not None and not wrong:
-            if table is None:
-                from .configured import config_prices
-
-                table = config_prices(config, "asz verify")
-            off = _row_figures(root, str((body.get("index") or {}).get("file")), row, m, docs, table)
+    checked, moved, figured, rows = 0, 0, 0, page[2] or {}
+    listed = [(f, folder / str(f.get("file")), folder / str((f.get("manifest") or {}).get("file"))) for f in body.get("files") or ()]
+    listed = [(f, c, m) for f, c, m in listed if c.is_file() and m.is_file()]  # the others are named above
+    items = [(c, m, (f.get("manifest") or {}).get("sha256") or "", root, config, str((body.get("index") or {}).get("file")),
+              rows.pop(f.get("conversation"), None)) for f, c, m in listed]  # its index row, once (a --split copy's first part)
+    for (_, copy, m), (got, wrong, off) in zip(listed, each_copy(items, jobs)):
+        if off is not None:
             figured, problems = figured + (not off), problems + off
         checked += not wrong and not any(unreproduced(x) for x in got)  # an unproven drawing is no check passed
         moved += any("the root moved on since the export" in x for x in got)

@@ -74,7 +74,8 @@ def run(target: Optional[str] = None, root: Optional[Path] = None, config: Optio
     except ValueError as exc:
         raise _usage(str(exc)) from None
     if export is not None or manifest is not None or sha256:
-        _export_only(export, manifest, sha256, root, config, as_json, others=target is not None or bool(receipts) or figures or deep)
+        _export_only(export, manifest, sha256, root, config, as_json, others=target is not None or bool(receipts) or figures or deep,
+                     jobs=workers)
     target = None if target is None else user_path(target)  # a PATH given as "~/…" (a session id never starts with ~)
     cfg_root = _root_from_config(config)  # a bad configuration file is a usage error (exit 2) whatever the target
     if target is not None and target.endswith(".sf"):
@@ -124,7 +125,7 @@ def _prefixed(where: str, target: str) -> str:
 
 
 def _export_only(export: Optional[Path], manifest: Optional[Path], sha256: str, root: Optional[Path],
-                 config: Optional[Path], as_json: bool, others: bool) -> None:
+                 config: Optional[Path], as_json: bool, others: bool, jobs: int = 1) -> None:
     """``--export FILE`` (with ``--manifest``/``--sha256``): check that masked copy (:func:`_check_export`, which
     exits); a usage error (exit 2) for ``--manifest``/``--sha256`` without it, or with a SESSION, PATH, --receipts,
     --figures or --deep (``others``)."""
@@ -133,7 +134,7 @@ def _export_only(export: Optional[Path], manifest: Optional[Path], sha256: str, 
     if others:
         raise _usage("--export checks one masked copy (with --root, against that root); give no SESSION, PATH, "
                      "--receipts, --figures or --deep with it")
-    _check_export(export, manifest, sha256, root, config, as_json)
+    _check_export(export, manifest, sha256, root, config, as_json, jobs)
 
 
 def _one_file(target: str, figures: bool, receipts: bool, deep: bool):
@@ -314,7 +315,7 @@ def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path])
 
 
 def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Optional[Path], config: Optional[Path],
-                  as_json: bool) -> None:
+                  as_json: bool, jobs: int = 1) -> None:
     """``asz verify --export FILE``: the masked copy against its manifest, and with ``--root`` against the root
     (:mod:`asz_core.reading.export_manifest`). Prints ``ok: …`` lines, then one line per problem naming its place,
     or ``the copy checks``; exit 0 checked, 1 problems, 2 usage (no copy, no manifest, no root, a manifest that
@@ -327,7 +328,7 @@ def _check_export(copy: Path, manifest: Optional[Path], given: str, root: Option
 
         if root is not None and not Path(root).is_dir():
             raise _usage(f"no storage root at {root} {root_hint(str(root))}")
-        check_folder(copy, given, root, config, as_json, _usage)
+        check_folder(copy, given, root, config, as_json, _usage, jobs)
         return
     where = Path(user_path(str(manifest))) if manifest is not None else manifest_path(copy)
     if not copy.is_file():

@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from reading_helpers import asz
+from reading_helpers import asz, asz_process
 
 SID = "55604662-cf2a-4331-851a-ec234028f8ca"
 
@@ -85,3 +85,26 @@ def test_an_html_row_naming_another_conversation_is_named_without_the_root(folde
     assert p.returncode == 1
     assert any(x.startswith(f"{bad.name}/index.html: row ") and f"({other}): it links {SID}.html, not the copies the "
                "folder manifest lists for one conversation" in x for x in p.stdout.splitlines()), p.stdout
+
+
+def test_the_copies_checked_by_two_workers_say_what_one_process_says(folders, tmp_path):
+    """With --root each copy is drawn again, in two worker processes (``--jobs``, default one per CPU; session 49, trial
+    49b F3): every line and the exit code are those of ``--jobs 1``, for a whole folder and for one with a changed copy."""
+    root, base = folders
+    bad = tmp_path / "html"
+    shutil.copytree(base / "html", bad)
+    page = bad / f"{SID}.html"
+    at = next(i for i, x in enumerate(page.read_bytes().split(b"\n"), 1) if b"</body>" in x)  # the line changed
+    page.write_bytes(page.read_bytes().replace(b"</body>", b"<p>added</p></body>", 1))
+    said = {}
+    for where in (base / "html", bad):
+        for jobs in ("1", "2"):
+            p = asz_process("verify", "--export", str(where), "--root", str(root), "--jobs", jobs, check=False)
+            said[where.name, jobs, where == bad] = (p.returncode, p.stdout)
+    assert said["html", "2", False] == said["html", "1", False] and said["html", "1", False][0] == 0
+    assert said["html", "2", True] == said["html", "1", True] and said["html", "1", True][0] == 1
+    assert "ok: 11 of 11 copies check against the root" in said["html", "2", False][1].splitlines()
+    lines = said["html", "2", True][1].splitlines()
+    assert "ok: 10 of 11 copies check against the root" in lines
+    assert f"html/{SID}.html: line {at}: changed since the manifest was written, outside any mask: '<p>added</p></body></html>'" \
+        in lines
