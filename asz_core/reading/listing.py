@@ -22,7 +22,6 @@ from ..view.match import TimeError, parse_time
 from ..view.row_filters import (A_TO_Z, ROW_SORTS, UNVERIFIED_STATES, Filters, blind_to, calls_figure, cost_value,
                                 duration_ms, model_names, newest_first, sorted_rows, talks_figure, total_tokens)
 from ..view.rows import document_row, header_row, list_conversations, read_head, usage_unrecorded
-from ..view.summary_cache import store_summary
 from ..view.titles import dialect_of
 from ..view.rate_words import HOUR_OVER_SAID, NO_CALL, NO_CALL_READ, NO_TOKENS_TO_PRICE, NONE_RECORDED, NOT_BY_RUNTIME, RATE_MARK, REPLAYS_SAID, REPLAYS_WHY, UNCHECKED_MARK, UNCHECKED_MORE, cost_marks, rate_text, unchecked_why
 from ..termsafe import shell_word
@@ -311,11 +310,9 @@ def _row(root: Path, cid: str, hide: Sequence[str], rc, fingerprint, prices: Any
     if cached is not None:
         cached.setdefault("removed_files", removed_count(root / session) if isinstance(session, str) and "/" not in session else 0)
         return _with_conflicts(cached, root, session)
-    row, summary = counted_row(root, cid, hide, prices, head, build)
-    if rc is not None:
-        if summary is not None:  # the same fold's counts and state, for asz usage and the server's rows
-            store_summary(rc.store, cid, hide, fp, *summary)
-        rc.put(cid, key, fp, row)
+    from .row_cache import count_and_keep  # the row, and the same fold's summary entry for asz usage and the server
+
+    row = count_and_keep(root, cid, hide, prices, head, rc.store if rc is not None else None, fp, build)[0]
     return _with_conflicts(row, root, session)
 
 
