@@ -122,7 +122,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
         obj = loads_source(line)  # a lone surrogate escape stays a code point until settle_surrogates
     except (ValueError, UnicodeDecodeError, RecursionError):
         obj = None
-    TURNS.after(source.path, off + len(line) + 1, turn_of(obj) or turn)
+    TURNS.after(source.path, off + len(whole) + 1, turn_of(obj) or turn)  # the next line's offset: its mark counted
     if obj is None:  # a line with a byte that is not UTF-8 too: docs/adapters.md says how to keep its text readable
         rec.parts = [unknown_part(whole, "the record is not valid JSON")]
         return rec
