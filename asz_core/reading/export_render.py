@@ -358,4 +358,25 @@ def as_forms(copy: bytes, again: bytes) -> bytes:
             continue
         said = next((b for b in before if copy.startswith(b, at)), None)
         return again if said is None else again[:at] + said + again[at + len(now):]
-    return again
+    return _forms_numbered(copy, again)
+
+
+#: The short header's forms (render 51: :func:`~asz_core.reading.prose_text.short_head`), ``forms N (COUNT, docs…``.
+_FORMS_NUMBERED = re.compile(rb'forms (\d+) (\(\d+, docs/reading\.md "Credentials")')
+
+
+def _forms_numbered(copy: bytes, again: bytes) -> bytes:
+    """``again`` with each short header's forms number drawn as the ``copy``'s where the copy, at the same place, names
+    an earlier number of :data:`~asz_core.reading.export_forms.FORMS_SAID` with the same count: a text copy of render
+    51 says the forms that masked it by number, and the next forms (review49: forms 11) changed only that number, so
+    every such copy failed at its header (the masks themselves are checked as a copy of other forms')."""
+    from .export_forms import FORMS, FORMS_SAID
+
+    out, at, moved = [], 0, 0
+    for m in _FORMS_NUMBERED.finditer(again):
+        was = _FORMS_NUMBERED.match(copy, m.start() + moved)
+        if was is None or was.group(2) != m.group(2) or int(was.group(1)) not in FORMS_SAID or int(was.group(1)) >= FORMS:
+            continue
+        out += [again[at:m.start()], was.group(0)]
+        at, moved = m.end(), moved + len(was.group(0)) - len(m.group(0))
+    return b"".join(out) + again[at:] if out else again

@@ -100,3 +100,36 @@ def test_a_tail_changed_by_hand_still_fails(root, tmp_path):
     old.with_name("c.md.manifest.json").write_bytes(json.dumps(body, indent=2).encode() + b"\n")
     bad = asz_in_process("verify", "--export", str(old), "--root", str(root))
     assert bad.returncode == 1 and "outside the masks" in bad.stdout, bad.stdout
+
+
+@pytest.mark.parametrize("number,code", [(9, 0), (10, 0), (12, 1)])
+def test_a_text_copy_naming_earlier_forms_in_its_short_header_checks(root, tmp_path, number, code):
+    """A text copy of render 51 says its forms by number (``forms 10 (40, docs/reading.md "Credentials"; …``): forms 11
+    changed only the number, and such a copy made at forms 10 failed at its header (review49). A number no asz
+    declared still fails."""
+    import hashlib
+
+    from asz_core.reading.export_forms import FORMS
+
+    old = tmp_path / "c.text"
+    p = asz_in_process("export", CID, "--format", "text", "--out", str(old), "--root", str(root))
+    assert p.returncode == 0, p.stderr
+    now = f"forms {FORMS} (".encode()
+    data = old.read_bytes()
+    assert data.count(now) == 1
+    at, moved = data.index(now), len(str(number)) - len(str(FORMS))  # forms 9: the masks after it one byte sooner
+    data = data.replace(now, f"forms {number} (".encode())
+    old.write_bytes(data)
+    where = old.with_name("c.text.manifest.json")
+    body = json.loads(where.read_bytes())
+    body["masks_forms"] = number
+    for m in body.get("masks") or ():
+        if m["offset"] > at:
+            m["offset"] += moved
+            m["column"] += moved if m["line"] == data[:at].count(b"\n") + 1 else 0
+    body["export"].update(bytes=len(data), sha256=hashlib.sha256(data).hexdigest(),
+                          lines=[hashlib.sha256(x).hexdigest()[:16] for x in data.split(b"\n")])
+    where.write_bytes(json.dumps(body, indent=2).encode() + b"\n")
+    v = asz_in_process("verify", "--export", str(old), "--root", str(root))
+    assert v.returncode == code, v.stdout
+    assert (v.stdout.splitlines()[-1] == "the copy checks against the root") == (code == 0), v.stdout
