@@ -42,7 +42,7 @@ __all__ = ["FORMS", "FORMS_SAID", "AsMasked", "as_left_out", "as_masked", "forms
 #: The credential forms' number: bumped with each change of what :mod:`asz_core.view.secret_kinds`,
 #: :mod:`asz_core.view.secret_guards` or the finding in :mod:`asz_core.view.secret_forms` take
 #: (``tests/reading/test_export_forms.py`` fails on a change of them without a bump).
-FORMS = 10
+FORMS = 11
 #: What each number's forms are, for the note (docs/reading.md, "Credentials").
 FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's and Azure's forms, passphrases)",
               2: "forms 2 (session 44: a PEM key's line breaks escaped at any depth, an address's password holding #)",
@@ -61,7 +61,9 @@ FORMS_SAID = {1: "forms 1 (session 43, 3daf4301: flags' spaced passwords, curl's
               9: "forms 9 (session 49, fix49g: a command's password read to its shell word's end, quoted or holding "
                  "& ( ), not cut there)",
               10: "forms 10 (session 49, fix49g: a command's flag's quoted password holding a space, "
-                  "--password 'Xk9 mQ2;pL7')"}
+                  "--password 'Xk9 mQ2;pL7')",
+              11: "forms 11 (session 49, review49: a command's password in a JSON text, a tool input as the exports and "
+                  "the search index read it, holding a backslash-escaped character or \\\" between quotes)"}
 #: How many characters of a text each side of a credential tell, without the manifest's digests, whether the copy
 #: holds it masked or whole (:meth:`AsMasked._whole`).
 AROUND = 12

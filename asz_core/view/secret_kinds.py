@@ -176,8 +176,9 @@ _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + 
 _ENV_SEP = (r"(?:" + _QUOTE + r"\]?[ \t]*:[ \t]*" + _QUOTE + r"|=(?!=)" + _QUOTE + r"|" + _QUOTE
             + r"\]?[ \t]*=(?!=)[ \t]*(?=\\?[\"'])" + _QUOTE + r")")
 #: An unquoted shell word's characters (:mod:`asz_core.view.secret_shell`, forms 9): none of white space, a quote, a
-#: code mark, ``;``, ``|``, ``<``, ``>``; a backslash only before a character it escapes and no JSON escape stands for.
-_SHELL_CHAR = r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu])"
+#: code mark, ``;``, ``|``, ``<``, ``>``; a backslash only before a character it escapes and no JSON escape stands for,
+#: or, in a JSON text, its escaped backslash before one (``Ws2\\\\$Ed4`` of a tool input for ``Ws2\\$Ed4``: forms 11).
+_SHELL_CHAR = r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu]|\\\\(?:[^\s\\\"']|\\\\))"
 
 
 def _shell_value(least: int) -> str:
@@ -190,7 +191,7 @@ def _shell_value(least: int) -> str:
 def _shell_quoted(least: int) -> str:
     """A value of ``least`` or more characters between quotes, as :func:`_shell_value` reads one (forms 10: a flag's
     quoted password holding a space, ``--password='Xk9 mQ2;pL7'``)."""
-    return (r"(?<=\\\")(?:[^\"\\\r\n]|\\\\){%d,256}(?=\\\")|(?<=[^\\]\")(?:[^\"\\\r\n]|\\.){%d,256}(?=\")"
+    return (r"(?<=\\\")(?:[^\"\\\r\n]|\\\\\\\"|\\\\){%d,256}(?=\\\")|(?<=[^\\]\")(?:[^\"\\\r\n]|\\.){%d,256}(?=\")"
             r"|(?<=')[^'\r\n]{%d,256}(?=')" % (least, least, least))
 
 

@@ -30,7 +30,7 @@ SHELL_READ = frozenset({"mysql-password", "curl-password", "sshpass-password", "
                         "password"})
 #: The rest of an unquoted shell word: no white space, quote, code mark, ``;``, ``|``, ``<``, ``>``; a backslash only
 #: before a character it escapes in the shell and no JSON escape stands for (``\\&``, ``\\!``, ``\\$``).
-_UNQUOTED = re.compile(r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu])*")
+_UNQUOTED = re.compile(r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu]|\\\\(?:[^\s\\\"']|\\\\))*")
 #: How far a quoted value is read for its closing quote.
 _QUOTED_MOST = 256
 
@@ -46,6 +46,9 @@ def _closing(text: str, b: int, q: str) -> int | None:
             return None
         if q == '"' and c == "\\" and i + 1 < stop and text[i + 1] in '"\\':
             i += 2
+            continue
+        if q == '\\"' and text.startswith('\\\\\\"', i):  # a JSON text's \\\" (the shell's \" inside quotes: forms 11)
+            i += 4
             continue
         if q == '\\"' and text.startswith("\\\\", i):  # a JSON text's escaped backslash
             i += 2
