@@ -3,7 +3,9 @@ shell leaves SIGINT ignored, a ``kill -INT`` did nothing, while ``asz view`` and
 
 Session 12's trial: a SIGINT sent the moment the ``receiving:`` line was read was lost 2 runs in 6, because the line
 came before the handler was installed; the handler is now in place before the line, and the test sends each SIGINT
-at once after reading it, several times over."""
+at once after reading it, several times over. That test's receivers keep fresh interpreters (SIGINT ignored from their
+start is what is tested; a forked child has Python's default handler); the settings' receivers are forked from the
+pre-imported server (tests/forked.py: their ``receive_http`` is imported in the child, with its own environment)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import sys
 
 import pytest
 
+import forked
 from export_helpers import free_port
 
 #: Starts in one test; on the code before the fix a third or more of them hung.
@@ -73,9 +76,9 @@ def test_a_setting_that_is_not_taken_is_said_as_the_receiver_starts(tmp_path, va
     (``asz_core.envsetting``); a value taken is not said."""
     import os
 
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(tmp_path / "root"),
-                          "--listen", f"127.0.0.1:{free_port()}"], stderr=subprocess.PIPE, text=True,
-                         env={**os.environ, "ASZ_RECEIVE_MAX_BODY": value, **others})
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", "receive", "--root", str(tmp_path / "root"),
+                      "--listen", f"127.0.0.1:{free_port()}"], stderr=subprocess.PIPE, text=True,
+                     env={**os.environ, "ASZ_RECEIVE_MAX_BODY": value, **others})
     try:
         lines = [p.stderr.readline()]  # receiving:, then the warnings, the no-token one last
         while lines[-1] and "warning: no token" not in lines[-1]:
