@@ -22,11 +22,12 @@ __all__ = ["relayed_call", "relayed_calls"]
 
 def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     """The sub-agent reply a landed ``progress`` record of Claude Code copies (:mod:`asz_adapters_claude.relayed`):
-    ``{"call", "request", "agent", "model", "usage", "tool"}`` (``call`` the reply's ``message.id``, ``request`` its
+    ``{"call", "request", "agent", "model", "usage", "tool", "tools"}`` (``call`` the reply's ``message.id``, ``request`` its
     ``requestId`` or '', ``agent`` ``data.agentId`` or '', ``model`` ``message.model`` or '', ``usage`` Session Data's
     usage object, each count not zero as a record line has it (:func:`asz_core.sessiondata.codec.usage_object`), or
     None when it carries none; ``tool`` the record's ``parentToolUseID``, the tool call that started the sub-agent, or
-    ''); None for any other record, a reply with no message id, and the runtime's own ``<synthetic>`` notice (no
+    ''; ``tools`` ``[[id, name], ...]`` of the sub-agent's tool calls the copied reply holds, its ``tool_use`` blocks:
+    trial 49d F1); None for any other record, a reply with no message id, and the runtime's own ``<synthetic>`` notice (no
     request was sent). Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
@@ -48,7 +49,15 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     request, agent, tool = copied.get("requestId"), data.get("agentId"), line.get("parentToolUseID")
     return {"call": call, "request": request if isinstance(request, str) else "",
             "agent": agent if isinstance(agent, str) else "", "model": model if isinstance(model, str) else "",
-            "usage": usage, "tool": tool if isinstance(tool, str) else ""}
+            "usage": usage, "tool": tool if isinstance(tool, str) else "", "tools": _tool_uses(msg.get("content"))}
+
+
+def _tool_uses(content: Any) -> list[list[str]]:
+    """``[[id, name], ...]`` of the ``tool_use`` blocks (each with a string id) of a copied reply's ``content``."""
+    if not isinstance(content, list):
+        return []
+    return [[b["id"], b["name"] if isinstance(b.get("name"), str) else ""] for b in content
+            if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str) and b["id"]]
 
 
 def relayed_calls(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, dict]]:

@@ -279,7 +279,6 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
-    from ..view.usage_relayed import RELAYED_PREFIX
     from ..view.usage_untimed import untimed_noted
     from ..view.usage_report import block_times, narrowed, read_root
     from ..reading.row_cache import summary_and_row  # asz ls's row kept with each summary counted (trial 49d F3)
@@ -305,7 +304,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
         for p in lines:
             if p.startswith(OUTSIDE_PREFIX):
                 typer.echo(f"asz usage: note: {shown(cid)} is counted without {p[len(OUTSIDE_PREFIX):]}", err=True)
-            elif p.startswith((UNENDED_PREFIX, GAP_PREFIX, RELAYED_PREFIX)):  # no usage (27a F5); a gap (32a F3); copies (48a F1)
+            elif p.startswith((UNENDED_PREFIX, GAP_PREFIX)):  # no usage (27a F5); a gap (32a F3)
                 typer.echo(f"asz usage: note: {shown(cid)}: {p}", err=True)
             elif p.startswith(UNNAMED_PREFIX):  # a call counted that may be part of another (trial 23b F1's edge)
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
@@ -313,6 +312,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     times = block_times(counted)
     projects = sorted({p for c in counted if isinstance(p := c.places.get("project"), str) and p}) if narrow[0] else []
     counted = narrowed(counted, *narrow)
+    _relayed_notes(listed, counted, window, shown)
     # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
     # call they belong to (session 40); none of other days (39d F1): the rule /api/usage's undescribed follows too (review 40)
     undescribed = undescribed_read(und, ranges, counted if any(narrow) else None, *window)
@@ -322,6 +322,26 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     for u in untimed_noted({c: v for c, v in listed.items() if kept is None or c in kept}, ranges, *window):
         typer.echo(f"asz usage: note: {shown(u['conversation'])}: {u['note']}", err=True)
     return counted, problems, unreadable, undescribed, times, projects
+
+
+def _relayed_notes(listed: dict[str, list[str]], counted: list, window: tuple, shown: Callable[[str], str]) -> None:
+    """The note of each verified conversation's calls seen only in progress records (``listed``: its problems, the
+    :data:`~asz_core.view.usage_relayed.RELAYED_PREFIX` line; trial 48a F1) that speaks of those the report counts
+    alone: of the ``counted`` calls the filters keep, those in the ``--since``/``--until`` ``window``
+    (:func:`~asz_core.view.usage_relayed.relayed_said`; trial 49a F3: the notes of conversations outside the filters)."""
+    from ..view.usage_relayed import RELAYED_PREFIX, relayed_said
+    from ..view.usage_report import in_window
+
+    mine: dict[str, list] = {}
+    for c in counted:
+        if c.conversation in listed and not c.held and in_window(c, *window) is not False:
+            mine.setdefault(c.conversation, []).append(c)
+    for cid, lines in listed.items():
+        for p in lines:
+            if p.startswith(RELAYED_PREFIX) and cid in mine:
+                said = relayed_said(p, mine[cid][0].places.get("relayed"), mine[cid])
+                if said:
+                    typer.echo(f"asz usage: note: {shown(cid)}: {said}", err=True)
 
 
 def no_time_line(counted: list, window: tuple, has_row: bool, shown: Callable[[str], str],

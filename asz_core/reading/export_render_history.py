@@ -321,4 +321,9 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   html's folded tool line says ``result 1,820,022 bytes, cut``, where render 51 drew every result whole (trial 49b F2:
   a 1.8 MB md copy, a 934-page print of the html; :mod:`~asz_core.reading.export_cut`). The limit is the manifest's
   ``made.result_limit``; a copy whose manifest has none (render 51 or before) is made again whole.
+- render 53: the problem line of a sub-agent's calls seen only in the progress records Claude Code copied them into
+  also says the sub-agent's tool calls those copies hold, how many and by name (``and 19 tool call(s) of theirs: Bash
+  11, Read 7, Glob 1, in no tool count …``), where render 52 said its model calls alone (trial 49d F1, fix49i;
+  :data:`~asz_core.view.usage_relayed.RELAYED_TOOLS_RENDER`, :data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`). A
+  copy of render 52 or before is made again as it was drawn.
 """

@@ -36,7 +36,7 @@ from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
-from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_within
+from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_kept, relayed_within
 from .usage_continues import repeated_calls, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
@@ -155,6 +155,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
     cut = summary["cut"] if summary is not None else v.cut()
     if cut:  # the parts made smaller to land, kept with the entry: a kept row says them as a checked one (trial 29b F8)
         places["cut"] = cut
+    if v.relayed and not UNCOUNTED_BEFORE.get():  # each relayed call's agent and tools, for asz usage's note (49a F3)
+        places["relayed"] = relayed_kept(v.relayed)
     if und := (summary.get("undescribed_calls") if summary is not None else undescribed_calls(v)):
         places["undescribed_calls"] = und  # the records that could hold calls, counted: asz usage reads them (fix41b)
     return places, list(keyed_calls(sorted(v.counted_calls().items())))  # each with its node id: call_key

@@ -111,8 +111,11 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: that conversation counts (not one going on here), for asz usage session's row, trial 48a F5; relayed-counted: those
 #: sub-agent calls are counted from their copies, each an llm.call node, and a copy counted elsewhere keeps
 #: models_there, fix49a; no-object: a line that is JSON holding no object, a string or a number, is not among the
-#: undescribed records that could hold calls, trial 49b F5), so no entry counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object"
+#: undescribed records that could hold calls, trial 49b F5; relayed-tools: that problem line also says the tool calls
+#: the copies hold, in no tool count, and an entry keeps each relayed call's agent and tool calls (``places``
+#: ``relayed``) so asz usage says the line of the calls its filters keep, trial 49d F1 and 49a F3), so no entry
+#: counted the old way is used.
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object+relayed-tools"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -188,10 +191,12 @@ def chosen_now() -> bool:
 
 def _drawn_uncounted() -> bool:
     """Whether a copy of render 44 or before is being drawn again, which counts no relayed sub-agent call
-    (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`): nothing kept is read or written then, as for a copy's own
-    masking (fix49a: a summary counted the old way was kept and read back, or a kept one read where the old way was asked)."""
-    flag = getattr(sys.modules.get("asz_core.view.usage_relayed"), "UNCOUNTED_BEFORE", None)
-    return flag is not None and flag.get()
+    (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`), or one of render 52 or before, whose problem line says
+    none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`): nothing kept is read or written then,
+    as for a copy's own masking (fix49a: a summary counted the old way was kept and read back, or a kept one read where
+    the old way was asked)."""
+    mod = sys.modules.get("asz_core.view.usage_relayed")
+    return any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None)))
 
 
 def hide_key(hide: Sequence[str]) -> str:

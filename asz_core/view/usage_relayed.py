@@ -18,7 +18,7 @@ from typing import Mapping
 from ..flow.model import Node, Ref, kind_id
 from .usage import TOKEN_KINDS, CallUsage
 
-__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "UNCOUNTED_BEFORE", "relayed_only", "relayed_lines", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
+__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "RELAYED_TOOLS_RENDER", "TOOLS_UNSAID", "UNCOUNTED_BEFORE", "relayed_kept", "relayed_only", "relayed_lines", "relayed_said", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
 
 #: How a ``summary.problems`` line about calls seen only in another stream's copies starts (:func:`relayed_lines`).
 RELAYED_PREFIX = "calls seen only in progress records: "
@@ -28,6 +28,11 @@ RELAYED_RENDER = 45
 #: True while a copy of render 44 or before is drawn again (:func:`~asz_core.reading.export_render.drawing`): that
 #: asz counted none of these calls (no node, the line's ``in no figure``) and said no ``models_there``.
 UNCOUNTED_BEFORE: ContextVar[bool] = ContextVar("asz_relayed_uncounted", default=False)
+#: The export render from which the problem line also says the sub-agent's tool calls these copies hold, in no tool
+#: count (render 53: trial 49d F1, fix49i), and :data:`TOOLS_UNSAID` true while a copy of render 52 or before is drawn
+#: again (its line said none).
+RELAYED_TOOLS_RENDER = 53
+TOOLS_UNSAID: ContextVar[bool] = ContextVar("asz_relayed_tools_unsaid", default=False)
 #: The ``usage_from`` attr of a relayed call's node (:func:`relayed_nodes`): its usage is read from the runtime's copy.
 RELAYED_FROM = "progress_copy"
 
@@ -35,7 +40,8 @@ RELAYED_FROM = "progress_copy"
 def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified: Mapping = {},
                  repeated: Mapping = {}) -> dict[str, dict]:
     """``llm.call`` node id (``call/<message id>``) -> its last copy in landed order (``{"call", "request", "agent",
-    "model", "usage", "tool"}``, with ``refs``: ``(seq, row)`` of every copy of the call, in landed order) of each
+    "model", "usage", "tool"}``, with ``refs``: ``(seq, row)`` of every copy of the call, in landed order, and
+    ``tools``: tool call id -> name of the tool calls its copies hold whose ``tool/<id>`` node the fold has not) of each
     model call the transcript files of a session copy (``headers`` seq -> header, ``records`` seq -> its records)
     copy whose call has no ``llm.call`` node in ``nodes`` (the fold's: its own records did not land). A call is its
     message id, as a node is (a copy naming another request id than the call's own records is that call, not
@@ -57,7 +63,9 @@ def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified:
                     and (nid := kind_id("call", call)) not in nodes:
                 refs = out[nid]["refs"] if nid in out else []
                 refs.append((seq, row))
-                out[nid] = dict(c, refs=refs)
+                tools = out[nid]["tools"] if nid in out else {}
+                tools.update((t[0], t[1]) for t in c.get("tools") or () if kind_id("tool", t[0]) not in nodes)
+                out[nid] = dict(c, refs=refs, tools=tools)
     return out
 
 
@@ -124,8 +132,10 @@ def relayed_within(sess, refs: list) -> CallUsage | None:
 
 def relayed_lines(only: Mapping[str, dict]) -> list[str]:
     """One ``summary.problems`` line (:data:`RELAYED_PREFIX`) of :func:`relayed_only`'s calls (``only``): how many, of
-    which sub-agents, per model their calls and four token counts, and that they are counted from the copies; ``[]``
-    when none (nearly always: a sub-agent's own file landed, or the runtime copies none)."""
+    which sub-agents, per model their calls and four token counts, and that they are counted from the copies, and the
+    tool calls the copies hold (``tools``), by name, in no tool count (trial 49d F1; not while a copy of render 52 or
+    before is drawn again: :data:`TOOLS_UNSAID`); ``[]`` when none (nearly always: a sub-agent's own file landed, or
+    the runtime copies none)."""
     if not only:
         return []
     agents = sorted({c["agent"] for c in only.values() if c.get("agent")})
@@ -144,4 +154,49 @@ def relayed_lines(only: Mapping[str, dict]) -> list[str]:
            if UNCOUNTED_BEFORE.get() else  # render 44 and before
            "counted from the last copy of each, as ccusage counts them (a call's own records, when they land, are what asz reads)")
     return [f"{RELAYED_PREFIX}{len(only):,} model call(s) of {who} whose own transcript did not land, seen only as the "
-            f"copies the runtime wrote into this conversation's file as progress records ({models}): {how}"]
+            f"copies the runtime wrote into this conversation's file as progress records ({models}): {how}"
+            + ("" if TOOLS_UNSAID.get() else tools_said(only))]
+
+
+def tools_said(only: Mapping[str, dict]) -> str:
+    """What :func:`relayed_lines` adds of the tool calls the copies of ``only``'s calls hold (their ``tools``: id ->
+    name, each id once): ``; and N tool call(s) of theirs: Bash 11, Read 7, …, in no tool count …``, most first; ''
+    when none. asz draws and counts a tool call from the records of the stream that made it, so these are in no tool
+    figure (asz conversation's tools, asz usage tools, the page's)."""
+    tools: dict[str, str] = {}
+    for c in only.values():
+        tools.update(c.get("tools") or {})
+    if not tools:
+        return ""
+    names: dict[str, int] = {}
+    for name in tools.values():
+        names[name or "(no name)"] = names.get(name or "(no name)", 0) + 1
+    said = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))
+    listed = ", ".join(f"{n} {k:,}" for n, k in said[:10]) + (", …" if len(said) > 10 else "")
+    return (f"; and {len(tools):,} tool call(s) of theirs: {listed}, in no tool count (asz conversation's tools, "
+            "asz usage tools and the page count a tool call from the records of the stream that made it)")
+
+
+def relayed_kept(only: Mapping[str, dict]) -> dict[str, dict]:
+    """What a summary's entry keeps of :func:`relayed_only`'s calls (``places["relayed"]``): each call's root-wide key
+    (:func:`~asz_core.view.usage.call_key`: ``call/<id>#<request>``) -> ``{"agent", "tools"}`` (the sub-agent's id,
+    the tool calls its copies hold: id -> name), so a report says :func:`relayed_said` of the calls its filters keep."""
+    return {f"{nid}#{c.get('request') or ''}": {"agent": c.get("agent") or "", "tools": dict(c.get("tools") or {})}
+            for nid, c in only.items()}
+
+
+def relayed_said(line: str, kept: Mapping[str, Mapping] | None, calls) -> str:
+    """What a usage report says of a conversation's :func:`relayed_lines` ``line``: of its relayed calls (``kept``:
+    :func:`relayed_kept`, the entry's ``places["relayed"]``) only those among ``calls`` (the conversation's counted
+    calls, :class:`~asz_core.view.usage_report.Counted`, that the report's filters and window keep; trial 49a F3: a
+    note of calls outside them). ``line`` when they are all kept, '' when none is, else the line of the kept ones
+    (their models and tokens as counted, their agents and tool calls as kept). With no ``kept`` (an entry that keeps
+    none), ``line`` when any call is kept."""
+    calls = list(calls)
+    if kept is None:
+        return line if calls else ""
+    mine = {c.key: c for c in calls if c.key in kept}
+    if len(mine) == len(kept):
+        return line if mine else ""
+    return "".join(relayed_lines({k: {"agent": kept[k].get("agent"), "model": c.model, "usage": c.usage,
+                                      "tools": kept[k].get("tools")} for k, c in mine.items()}))
