@@ -14,6 +14,7 @@ from asz_core.sessiondata.times import parse_instant
 from asz_core.storage import read_cursor
 from asz_core.storage.layout import landed_files, parse_landed_name
 
+import forked
 from collect_helpers import all_files_ok, append, landed, line, poke, source_lines, stream_files
 
 
@@ -482,7 +483,6 @@ def test_counters_name_shrunk_records_and_partial_tails(dirs, runner):
 def test_a_renamed_project_directory_keeps_its_cursors(tmp_path):
     """A Claude Code project directory renamed (same files: device and inode) is followed, not refused (fresh-user report)."""
     import shutil
-    import subprocess
     import sys
 
     repo = Path(__file__).resolve().parents[2]
@@ -490,8 +490,8 @@ def test_a_renamed_project_directory_keeps_its_cursors(tmp_path):
     shutil.copytree(repo / "examples/claude-code/projects", src)
 
     def collect():
-        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(src), "--root", str(root)],
-                              capture_output=True, text=True)
+        return forked.run([sys.executable, "-m", "asz_core.cli.main", "collect", "--once", "--no-parse", "--source", str(src),
+                           "--root", str(root)], capture_output=True, text=True)  # forked: its output is read, not its start-up
 
     assert collect().returncode == 0
     [proj] = [p for p in src.iterdir() if p.is_dir()]
@@ -508,7 +508,6 @@ def test_a_renamed_project_directory_keeps_its_cursors(tmp_path):
 
 def test_a_moved_source_s_cursor_is_written_with_its_new_path_at_once(tmp_path):
     """Trial finding 6: after a rename with no new bytes, the cursors name the new path and ``asz sources`` says active."""
-    import subprocess
     import sys
 
     repo = Path(__file__).resolve().parents[2]
@@ -516,8 +515,8 @@ def test_a_moved_source_s_cursor_is_written_with_its_new_path_at_once(tmp_path):
     shutil.copytree(repo / "examples/claude-code/projects", src)
 
     def asz(*args):
-        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args, "--source", str(src), "--root", str(root)],
-                              capture_output=True, text=True)
+        return forked.run([sys.executable, "-m", "asz_core.cli.main", *args, "--source", str(src), "--root", str(root)],
+                          capture_output=True, text=True)  # forked: its output is read, not its start-up
 
     assert asz("collect", "--once", "--no-parse").returncode == 0
     [proj] = [p for p in src.iterdir() if p.is_dir()]

@@ -15,6 +15,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
+
 PROJECT = "-home-user-claude-reliability"
 HELLO = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
 SHOWN = f"{PROJECT}/caf\\xe9-\\xff.jsonl"
@@ -23,8 +25,9 @@ NOTE = (f"warning: {SHOWN}: file name is not a session id; not collected: none o
 
 
 def _asz(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, cwd=cwd,
-                          timeout=300, env={**os.environ, "CLAUDE_CONFIG_DIR": str(cwd / "claude-home")})
+    """``asz ARGS``, forked from the pre-imported server (tests/forked.py: what is read is its output, not its start-up)."""
+    return forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True, cwd=cwd,
+                      timeout=300, env={**os.environ, "CLAUDE_CONFIG_DIR": str(cwd / "claude-home")})
 
 
 def test_collect_says_it_once_and_asz_sources_names_it_escaped(corpus_dir, tmp_path):

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
 import orjson
 
+import forked
 from search_convs_data import lines
 
 SID = "a1111111-0000-4000-8000-000000000001"
@@ -22,8 +22,8 @@ SID = "a1111111-0000-4000-8000-000000000001"
 
 def _asz(tmp_path: Path, *args: str) -> str:
     env = {**os.environ, "HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=300)
+    done = forked.run([sys.executable, "-m", "asz_core.cli.main", *args], cwd=tmp_path, env=env,  # tests/forked.py
+                      capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
