@@ -307,7 +307,7 @@ def _figures_with_bar(where: str, target: Optional[str], config: Optional[Path])
     bar = Bar("figures", 1 if target else len(list_conversations(Path(where))), unit="conversation(s)")
     try:
         with bar:
-            return check_figures(where, prices, step=lambda cid: bar.advance(cid[:8], 1), only=target)
+            return check_figures(where, prices, step=lambda cid: bar.advance(cid[:8], 1), only=target, stage=bar.stage)
     except KeyboardInterrupt:
         echo(f"asz verify: interrupted after counting the figures of {bar.done} conversation(s) again; "
                    "what differed so far was removed from the cache, no verdict", err=True)

@@ -96,6 +96,16 @@ class Bar:
         sys.stderr.write(f"{self.label}: {self.done}{of} {self.unit}{', ' + more if more else ''}, {self.elapsed():.0f} s\n")
         sys.stderr.flush()
 
+    def stage(self, label: str, total: int | None, done: int = 0) -> tuple:
+        """Count a next stage of the same command from ``done`` of ``total``, its lines labelled ``label``; the seconds
+        keep running from the bar's start (``asz verify --figures``'s tool calls among its figures: trial 49d F4).
+        Returns the stage it leaves, ``(label, total, done)``: ``stage(*that)`` goes back to it."""
+        back = (self.label, self.total, self.done)
+        self.label, self.total, self.done = label, total, done
+        if self._progress is not None:
+            self._progress.reset(self._task, total=total, completed=done, description=label)
+        return back
+
     def restart(self) -> None:
         """Count the time from now, as if the bar were made now (its count kept): what came before was no part of the
         work (a wait for another process's update of the search index, trial 42b F4)."""
