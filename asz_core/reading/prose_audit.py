@@ -93,7 +93,7 @@ def _companions_named(rec: dict) -> list[str]:
 def _relayed_named(rec: dict, dialect: str) -> list[tuple[str, dict]]:
     """``[(llm.call node id, copy)]`` of the sub-agent reply ``rec`` copies (its adapter's ``relayed_calls``: a Claude
     Code ``progress`` record; :mod:`asz_core.view.usage_relayed`), ``[]`` for any other record (nearly all: only a
-    record naming no call and holding one data part is asked about)."""
+    record naming no call and holding one part is asked about)."""
     parts = rec.get("parts")
     if rec.get("call") or not dialect or not isinstance(parts, list) or len(parts) != 1:
         return []
@@ -103,6 +103,11 @@ def _relayed_named(rec: dict, dialect: str) -> list[tuple[str, dict]]:
     got = ask_adapter(dialect, "relayed_calls", [rec])
     return [(kind_id("call", c["call"]), c) for _row, c in got if isinstance(c, dict) and isinstance(c.get("call"), str)
             and c["call"]] if isinstance(got, list) else []
+
+
+def _named(rec: dict, dialect: str) -> tuple[list[str], list[tuple[str, dict]]]:
+    """The companion files ``rec`` names and the sub-agent calls it copies (:meth:`Audit._add` keeps them)."""
+    return _companions_named(rec), _relayed_named(rec, dialect)
 
 
 def removed_text(rec: dict) -> bool:
@@ -201,8 +206,8 @@ class Audit:
         #: what the form does not carry, by what: the header's ``left_out``
         self.left_out = {"tool_results": 0, "tool_inputs_cut": 0, "edit_contents": 0, "thinking": 0, "withheld": 0, "other_records": 0, "tool_executions": 0}
         #: ``--in-range-only``: the records with no time of their own not placed yet, per stream, each ``((seq, row),
-        #: what it leaves out, the credentials it held, the companion files it names)``, placed by :meth:`place_untimed`
-        self._untimed: dict[str, list[tuple[tuple, dict, list, list]]] = {}
+        #: what it leaves out, the credentials it held, what it names: :func:`_named`)``, placed by :meth:`place_untimed`
+        self._untimed: dict[str, list[tuple[tuple, dict, list, tuple]]] = {}
         #: ``(seq, row) -> unix ms``: each record with no time of its own placed at the next record of its stream that
         #: has one (:meth:`place_untimed`; docs/reading.md, "A record with no time of its own")
         self.next_at: dict[tuple, int] = {}
@@ -245,19 +250,19 @@ class Audit:
         ns = parse_instant(rec.get("time"))
         if ns is None:
             key = record_of({"file": file, "row": row})
-            self._untimed.setdefault(stream, []).append((key, delta, taken, _companions_named(rec) + _relayed_named(rec, self.dialect)))
+            self._untimed.setdefault(stream, []).append((key, delta, taken, _named(rec, self.dialect)))
             return got
         self._settle(stream, ns // 1_000_000)
         if ms_in_window(ns // 1_000_000, *self.window):
-            self._add(delta, taken, _companions_named(rec) + _relayed_named(rec, self.dialect))
+            self._add(delta, taken, _named(rec, self.dialect))
         return got
 
-    def _add(self, delta: dict, taken: list, named: list) -> None:  # named: companion files' paths, (node id, copy) pairs
+    def _add(self, delta: dict, taken: list, named: tuple[list[str], list[tuple[str, dict]]]) -> None:
         for k, v in delta.items():
             self.left_out[k] = self.left_out.get(k, 0) + v
         self.unwritten += taken
-        self.companions.update(x for x in named if isinstance(x, str))
-        self.relayed.update(x for x in named if isinstance(x, tuple))
+        self.companions.update(named[0])
+        self.relayed.update(named[1])
 
     def _companions_of(self, rec: dict) -> None:
         self.companions.update(_companions_named(rec))
@@ -265,10 +270,10 @@ class Audit:
     def _settle(self, stream: str, ms: Optional[int]) -> None:
         """Place the records of ``stream`` held with no time of their own at ``ms`` (the next record's time; None: no
         such record yet, left for :meth:`place_untimed`)."""
-        for key, delta, taken, companions in self._untimed.pop(stream, []) if ms is not None else ():
+        for key, delta, taken, named in self._untimed.pop(stream, []) if ms is not None else ():
             self.next_at[key] = ms
             if ms_in_window(ms, *self.window):
-                self._add(delta, taken, companions)
+                self._add(delta, taken, named)
 
     def place_untimed(self, turn_ends: dict) -> None:
         """Place each record still held (:meth:`_placed`) at its turn's recorded end (``turn_ends``: :func:`turn_at`),
