@@ -5,7 +5,9 @@ first and where to see each (``asz sources``) (trial 38b F5: 48 notes of ~300 ch
 The kill is real: ``asz collect`` runs as its own process and sends itself SIGKILL right after its Nth landed file is
 linked, before the cursors that name them are written (as tests/collect/test_crash_window.py). Real input: the
 corpus's ef958aa1 session (a main transcript, six sub-agent transcripts and their meta documents: 13 streams) and its
-hello-world session (one stream)."""
+hello-world session (one stream). The killed collector keeps a fresh interpreter (its patch of ``durable.data`` must
+come before asz's modules are imported); the other collects and the verify are forked from the pre-imported server
+(tests/forked.py), as in test_crash_window."""
 
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from collect_helpers import ASZ, env
 from test_crash_window import KILLED_AFTER
 
@@ -27,7 +30,7 @@ ONE = "-home-user-claude-reliability"
 def _collect(src: Path, root: Path, cwd: Path, kill_after: int = 0) -> subprocess.CompletedProcess:
     args = ["collect", "--once", "--source", str(src), "--root", str(root), "--jobs", "1"]
     cmd = [sys.executable, "-c", KILLED_AFTER, str(kill_after), *args] if kill_after else [*ASZ, *args]
-    return subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
+    return (subprocess.run if kill_after else forked.run)(cmd, cwd=cwd, env=env(), capture_output=True, text=True, timeout=300)
 
 
 def _streams(project: Path) -> int:
@@ -59,7 +62,7 @@ def test_many_cursors_behind_are_one_line(corpus_dir, tmp_path):
                      f"{root}/ef958aa1-0e93-49f0-bb71-150f63befcd1/streams/main/transcript.cursor); their sources "
                      "still hold those lines, so each cursor moves past them from the landed files (nothing lands "
                      "twice); asz sources lists each source and how far it landed"], p.stderr
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True, text=True)
+    v = forked.run([*ASZ, "verify", "--root", str(root)], cwd=tmp_path, env=env(), capture_output=True, text=True)
     assert v.returncode == 0 and "more than once" not in v.stdout, v.stdout
 
 
