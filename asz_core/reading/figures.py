@@ -133,7 +133,12 @@ def _close(root: Path, sec: Section, read_only: bool, convs: dict[str, Any], cou
     (trial 29a F3), and, in a read-only root (``read_only``: trial 29a F7), a note that nothing was removed; then
     :func:`check_pairs` over ``convs`` (each conversation checked -> the one it continues), those counted here added."""
     checked, removed, other_prices = counts
-    sec.summary = head = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
+    if tools[0]:  # asz usage tools' entries (trial 40a F5), in the total plain verify says (trial 49d F4)
+        sec.summary = (f"checked {checked + tools[0]} cached figure entries of {len(convs)} conversation(s) against the "
+                       f"evidence ({checked} list row(s) and usage summaries, and the cached tool calls of {tools[0]} "
+                       f"conversation(s) (asz usage tools))")
+    else:
+        sec.summary = f"checked {checked} cached figure entr{'y' if checked == 1 else 'ies'} of {len(convs)} conversation(s) against the evidence"
     from ..view.rows import list_conversations
 
     rest = [c for c in list_conversations(root) if c not in convs and (only is None or c == only)]
@@ -142,10 +147,6 @@ def _close(root: Path, sec: Section, read_only: bool, convs: dict[str, Any], cou
         sec.summary += (f"; {in_memory} conversation(s) with no cached entry in use (none made, or made for files "
                         "whose stat is not theirs now: a copy, a restore) counted from the evidence in memory, as "
                         "the readers count them")
-    if tools[0]:  # asz usage tools' entries (trial 40a F5), in the total plain verify says (trial 49d F4)
-        sec.summary = (f"checked {checked + tools[0]} cached figure entries of {len(convs)} conversation(s) against the "
-                       f"evidence ({checked} list row(s) and usage summaries, and the cached tool calls of {tools[0]} "
-                       f"conversation(s) (asz usage tools))") + sec.summary[len(head):]
     sec.counts = {"figures": checked + tools[0], "figures_removed": 0 if read_only else removed + other_prices + tools[1],
                   "figures_in_memory": in_memory}
     removed += tools[1]
