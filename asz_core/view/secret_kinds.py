@@ -106,6 +106,7 @@ from __future__ import annotations
 import base64
 import re
 
+from .secret_shell import SHELL_CHAR as _SHELL_CHAR  # an unquoted shell word's characters (forms 9)
 from .secret_guards import (ARGV, CONTINUATION, ENV_SECRET_WORDS, ESCAPED_BREAK, cookie_values, looks_api_key, looks_basic, looks_bearer,
                             looks_continued_token, looks_cookie, looks_encoded_password, looks_encoded_token,
                             looks_env_secret, looks_flagged, looks_key_data, looks_keyword_password, looks_mixed,
@@ -175,10 +176,6 @@ _AWS_SECRET = (r"(?:" + _AWS_NAME + _QUOTE + _SPACE + r"(?:=>|[=:])" + _SPACE + 
 #: ``:`` with spaces or none (YAML, JSON: ``"NAME": "…"``); never ``==``.
 _ENV_SEP = (r"(?:" + _QUOTE + r"\]?[ \t]*:[ \t]*" + _QUOTE + r"|=(?!=)" + _QUOTE + r"|" + _QUOTE
             + r"\]?[ \t]*=(?!=)[ \t]*(?=\\?[\"'])" + _QUOTE + r")")
-#: An unquoted shell word's characters (:mod:`asz_core.view.secret_shell`, forms 9): none of white space, a quote, a
-#: code mark, ``;``, ``|``, ``<``, ``>``; a backslash only before a character it escapes and no JSON escape stands for,
-#: or, in a JSON text, its escaped backslash before one (``Ws2\\\\$Ed4`` of a tool input for ``Ws2\\$Ed4``: forms 11).
-_SHELL_CHAR = r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu]|\\\\(?:[^\s\\\"']|\\\\))"
 
 
 def _shell_value(least: int) -> str:

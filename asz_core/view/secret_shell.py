@@ -22,15 +22,19 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["SHELL_READ", "shell_end"]
+__all__ = ["SHELL_READ", "SHELL_CHAR", "shell_end"]
 
 #: The forms whose value is a command's word, read to its end (:func:`shell_end`); ``password`` only where its name is
 #: a command's flag (``--password VALUE``, ``--password=VALUE``: group ``flag`` or ``dash`` set).
 SHELL_READ = frozenset({"mysql-password", "curl-password", "sshpass-password", "docker-password", "redis-password",
                         "password"})
-#: The rest of an unquoted shell word: no white space, quote, code mark, ``;``, ``|``, ``<``, ``>``; a backslash only
-#: before a character it escapes in the shell and no JSON escape stands for (``\\&``, ``\\!``, ``\\$``).
-_UNQUOTED = re.compile(r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu]|\\\\(?:[^\s\\\"']|\\\\))*")
+#: An unquoted shell word's characters, the one spelling (:mod:`asz_core.view.secret_kinds`' command values match
+#: them too): none of white space, a quote, a code mark, ``;``, ``|``, ``<``, ``>``; a backslash only before a
+#: character it escapes in the shell and no JSON escape stands for (``\\&``, ``\\!``, ``\\$``), or, in a JSON text,
+#: its escaped backslash before one (``Ws2\\\\$Ed4`` of a tool input for ``Ws2\\$Ed4``: forms 11).
+SHELL_CHAR = r"(?:[^\s\"'`;|<>\\]|\\[^\s\\\"'nrtu]|\\\\(?:[^\s\\\"']|\\\\))"
+#: The rest of an unquoted shell word (:data:`SHELL_CHAR`).
+_UNQUOTED = re.compile(SHELL_CHAR + "*")
 #: How far a quoted value is read for its closing quote.
 _QUOTED_MOST = 256
 
