@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
-__all__ = ["PAYLOAD_SAID", "OLD_WORDS", "apart_said", "entry_fields", "record_fields", "across_said"]
+__all__ = ["PAYLOAD_SAID", "OLD_WORDS", "apart_said", "entry_fields", "record_fields", "across", "across_said"]
 
 #: The words every conflict line gave before render 44, and still gives when no field can be named.
 OLD_WORDS = "with a different payload"
@@ -74,21 +74,32 @@ def entry_fields(a, b) -> list[tuple[str, Any, Any]]:
     return out if out or same_content(a, b) else [("content", None, None)]
 
 
-def across_said(root: Path, session: str, rid: str, others: list[str]) -> str:
-    """What a conflict line says of record ``rid`` of ``session`` and the copies ``others`` (sessions of ``root``)
-    hold: each other session's differing fields (:func:`entry_fields`, from each index as landed, nothing written),
-    said once each (values from the first session naming it); :data:`OLD_WORDS` when no index names the id."""
-    if PAYLOAD_SAID.get():
-        return OLD_WORDS
+def across(root: Path, session: str) -> Callable[[str, list[str]], str]:
+    """:func:`across_said` of ``session``'s conflict lines (``(id, other sessions)`` -> the words), each session's
+    index read once for them all (a copy read under other calls has a conflict line per record)."""
     from ..flow.ids_seen import first_ids
     from ..flow.index import load_index
 
-    def ids(name: str) -> dict:
-        try:
-            return first_ids(load_index(root / name, rebuild=False))
-        except (OSError, ValueError, RuntimeError):
-            return {}
+    read: dict[str, dict] = {}
 
+    def ids(name: str) -> dict:
+        if name not in read:
+            try:
+                read[name] = first_ids(load_index(root / name, rebuild=False))
+            except (OSError, ValueError, RuntimeError):
+                read[name] = {}
+        return read[name]
+
+    return lambda rid, others: across_said(ids, session, rid, others)
+
+
+def across_said(ids: Callable[[str], dict], session: str, rid: str, others: list[str]) -> str:
+    """What a conflict line says of record ``rid`` of ``session`` and the copies ``others`` (sessions of the root)
+    hold: each other session's differing fields (:func:`entry_fields`, from each index as landed, ``ids(session)``:
+    its first entry by id, nothing written), said once each (values from the first session naming it);
+    :data:`OLD_WORDS` when no index names the id."""
+    if PAYLOAD_SAID.get():
+        return OLD_WORDS
     here = ids(session).get(rid)
     named: dict[str, tuple[str, Any, Any, str]] = {}
     for other in others if here is not None else ():

@@ -334,9 +334,9 @@ def undescribed_calls(v: DocumentView) -> dict | None:
 
 def _conflicts(v: DocumentView) -> list[str]:
     """:func:`~asz_core.view.links.conflict_lines` of the view: records under ids a linked session holds otherwise."""
-    from .conflict_fields import across_said
+    from .conflict_fields import across
 
-    return conflict_lines(v.fold, v.links, v.sess.records, lambda rid, others: across_said(v.sess.root, v.sess.session, rid, others))
+    return conflict_lines(v.fold, v.links, v.sess.records, across(v.sess.root, v.sess.session))
 
 
 def _prepare(root: Path, conversation: str, hide: Iterable[str], through_round: int | None,
