@@ -153,6 +153,11 @@ class PriceTable:
             p = self.models.get(SNAPSHOT.sub("", model))
         return p
 
+    def entry_of(self, model: str) -> str:
+        """The table's key :meth:`price` reads ``model``'s price under: ``model``'s own, else its dated snapshot's
+        name without the date (what ``hour_defaulted`` and ``configured`` name)."""
+        return model if model in self.models else SNAPSHOT.sub("", model)
+
     def with_entries(self, entries: Mapping[str, Mapping[str, Any]]) -> "PriceTable":
         """This table with ``entries`` (model → its prices, as :func:`parse_price` reads them) replacing or adding models."""
         merged = dict(self.models)
@@ -179,7 +184,7 @@ class PriceTable:
             p = self.price(m)
             if p is None:
                 continue
-            entry = m if m in self.models else SNAPSHOT.sub("", m)
+            entry = self.entry_of(m)
             rates = _rates(p)
             out[m] = {"entry": entry, "from": "asz.yaml" if entry in self.configured else "shipped", **rates,
                       **({"cache_write_1h_default": True} if entry in self.hour_defaulted else {}),
@@ -509,10 +514,8 @@ def hour_split(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTabl
     for model, usage in usage_by_model.items():
         if usage.get(HOUR_KEY):
             return True
-        if table.price(model) is not None:
-            entry = model if model in table.models else SNAPSHOT.sub("", model)
-            if entry not in table.hour_defaulted:
-                return True
+        if table.price(model) is not None and table.entry_of(model) not in table.hour_defaulted:
+            return True
     return False
 
 
