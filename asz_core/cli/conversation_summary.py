@@ -44,7 +44,7 @@ def conversation_summary(r: Path, conversation_id: str, doc: dict, table) -> lis
     removal = shown_removed(doc)  # placed as asz ls shows a pruned conversation (trial 15, F5)
     name = shown_conversation_ids(r, [doc["conversation"]])[doc["conversation"]] if doc.get("conversation") else ""
     shown = {**doc, "summary": summary_counted_in(r, shown_places(doc["summary"]))} if isinstance(doc.get("summary"), dict) else doc
-    lines = summary_lines(shown, table, name, talk_names(r, doc))
+    lines = summary_lines(shown, table, name, talk_names(r, doc), root=r)
     if removal is not None:
         lines.insert(1, removal_line(removal))
     senders = conversation_senders(r, conversation_id)
@@ -138,7 +138,7 @@ def tools_lines(tools: list[dict]) -> list[str]:
     return out
 
 
-def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = None) -> list[str]:
+def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = None, root: Path | None = None) -> list[str]:
     """The short summary ``asz conversation ID`` prints of an asz.view document ``doc`` (seed 004), line by line:
     title, usage (and under its cost, what each kind of token and the costliest talks cost at the prices ``table``:
     :func:`~asz_core.reading.cost_kinds.cost_lines`; trial 19, F9), rounds and head, landed seq, entities, state, the
@@ -147,7 +147,7 @@ def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = No
     undescribed parts, problems. ``name`` is the conversation's shortest unique prefix in its root
     (:func:`~asz_core.reading.ids.shown_conversation_ids`), what a hint prints; its first 8 characters when not given.
     ``names``: each talk's heading (:func:`~asz_core.reading.cost_kinds.talk_names`), which the costliest talks
-    are named by."""
+    are named by; ``root``: the document's root, where a repeated record holding an undrawn result's call is read."""
     out: list[str] = []
     s = doc["summary"]
     through = max((f["through_seq"] or 0 for f in doc["rounds"]), default=0)
@@ -180,7 +180,9 @@ def summary_lines(doc: dict, table=None, name: str = "", names: dict | None = No
         from ..reading.export_steps import cut_steps
 
         out.append(cut_text(s.get("cut")))
-        steps = cut_steps(doc)  # each step, with its size and sha256 (trial 24b F1)
+        from ..reading.repeated_call import repeated_calls
+
+        steps = cut_steps(doc, repeated_calls(root, doc) if root is not None else None)  # each step, with its size and sha256 (trial 24b F1, 49d F7)
         out.extend(f"  {visible(line)}" for line in steps)
         if steps:
             out.append(f"  (asz show {name or doc['conversation'][:8]} ID prints a step's record; the whole text is kept only by "

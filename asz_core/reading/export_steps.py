@@ -114,16 +114,17 @@ def part_marker(p: dict, rec: dict | None = None) -> str:
     return f"[{why}: {', '.join(said)}]" if said else f"[{why}]"
 
 
-def cut_steps(doc: dict) -> list[str]:
+def cut_steps(doc: dict, called: dict[str, str] | None = None) -> list[str]:
     """One line for each step of the asz.view document ``doc`` (its talks and ``loose``) whose text, or whose tool's
     result, was made smaller to land (seed 000, Too large to land; trial 24b F1): ``input/2/1 (message.external): text
     too large to land: 6,210,045 bytes, sha256 3a55…`` (``truncated to land`` when it kept some of its text), by the
     node id ``asz show`` takes; then each result no step draws, its call never landed (``not_drawn``, trial 47c F1),
-    by its record id: ``record ID (seq 2, row 1; its call never landed): result too large to land: …``; [] when none was."""
+    by its record id: ``record ID (seq 2, row 1; its call never landed): result too large to land: …`` (``called``: record
+    id -> where its call is instead, :func:`~asz_core.reading.repeated_call.repeated_calls`); [] when none was."""
     said = {"too_large": LOST["too_large"], "truncated": "truncated to land"}
     out = []
-    orphans = [{**nd, "kind": f"seq {(nd.get('ref') or {}).get('seq')}, row {(nd.get('ref') or {}).get('row')}; its "
-                "call never landed", "id": f"record {nd.get('id')}"} for nd in doc.get("not_drawn") or ()
+    orphans = [{**nd, "kind": f"seq {(nd.get('ref') or {}).get('seq')}, row {(nd.get('ref') or {}).get('row')}; " + (called or {}).get(
+                nd.get("id"), "its call never landed"), "id": f"record {nd.get('id')}"} for nd in doc.get("not_drawn") or ()
                if nd.get("why") == "unresolved" and nd.get("result_state") in said]
     for n in [*walk([*(doc.get("talks") or ()), *(doc.get("loose") or ())]), *orphans]:
         for what, state, size, sha in (("text", "state", "bytes", "sha256"),
