@@ -69,17 +69,25 @@ def _tail(b: bytes, budget: int) -> bytes:
     return part[at + 1:] if 0 <= at < len(part) - 1 else part.decode("utf-8", "ignore").encode("utf-8")
 
 
-def cut_of(text: str) -> Optional[Cut]:
-    """``text`` (a tool result) cut at the limit of the copy being drawn (:data:`RESULT_LIMIT`, from render 52), or
-    None when it is drawn whole (no limit, or within it)."""
+def _over(text: str) -> Optional[bytes]:
+    """``text``'s UTF-8 bytes when the copy being drawn cuts it (over :data:`RESULT_LIMIT`, from render 52); None when
+    it is drawn whole (no limit, or within it): :func:`cut_of` and :func:`cut_summary`'s one test."""
     from .export_render import drawn
 
     limit = RESULT_LIMIT.get()
     if not limit or drawn() < CUT_RENDER or len(text) <= limit // 4:
         return None
     b = text.encode("utf-8")
-    if len(b) <= limit:
+    return b if len(b) > limit else None
+
+
+def cut_of(text: str) -> Optional[Cut]:
+    """``text`` (a tool result) cut at the limit of the copy being drawn (:data:`RESULT_LIMIT`, from render 52), or
+    None when it is drawn whole (no limit, or within it)."""
+    b = _over(text)
+    if b is None:
         return None
+    limit = RESULT_LIMIT.get()
     head = _head(b, limit * 3 // 4)
     tail = _tail(b[len(head):], limit - len(head))
     gone = len(b) - len(head) - len(tail)
@@ -117,13 +125,10 @@ def cut_summary(st: dict) -> str:
     if not text or st.get("report"):
         return ""
     if st.get("result_state") == "removed" and isinstance(n, int) and not isinstance(n, bool):  # by its kept size
-        cut = n > RESULT_LIMIT.get() > 0 and _drawn() >= CUT_RENDER  # as the copy made before asz prune said it
-    else:
-        n, cut = len(text.encode("utf-8")), cut_of(text) is not None
+        from .export_render import drawn
+
+        cut = n > RESULT_LIMIT.get() > 0 and drawn() >= CUT_RENDER  # as the copy made before asz prune said it
+    else:  # whether it is cut, not the cut itself (cut_html draws it)
+        b = _over(text)
+        n, cut = len(b or b""), b is not None
     return f" <span class=\"cut\">result {n:,} bytes, cut</span>" if cut else ""
-
-
-def _drawn() -> int:
-    from .export_render import drawn
-
-    return drawn()
