@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from asz_core.storage.erased_list import read_erased
 from export_helpers import ASZ, asz
 from test_push_continued import COPY, SESSION, _hosts, _push, _Receiving, _source_figures, _sources
@@ -173,8 +174,8 @@ def test_a_kill_during_erase_on_a_receiving_root_reads_as_erased_not_damage(corp
         root = tmp_path / f"t{n}"
         shutil.copytree(team, root, symlinks=True)
         assert senders(root).is_file()
-        proc = subprocess.Popen([*ASZ, "erase", SESSION, "--root", str(root), "--reason", REASON],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = forked.Popen([*ASZ, "erase", SESSION, "--root", str(root), "--reason", REASON],  # tests/forked.py
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 120
         while not seen(root) and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.001)

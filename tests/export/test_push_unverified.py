@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import forked
 from asz_core.export.settings import RetentionConfig
 from asz_core.export.state import PushState
 from asz_core.retention.prune import prune
@@ -53,10 +54,11 @@ def session_files(root: Path, session: str) -> set[str]:
 
 @pytest.fixture
 def receiver(tmp_path):
-    """A real ``asz receive`` child on a free loopback port: ``(endpoint, receiving root)``."""
+    """A real ``asz receive`` child on a free loopback port, forked from the pre-imported server (tests/forked.py):
+    ``(endpoint, receiving root)``."""
     recv = tmp_path / "received"
-    proc = subprocess.Popen([*ASZ, "receive", "--no-token", "--listen", "127.0.0.1:0", "--root", str(recv)], cwd=tmp_path,
-                            stderr=subprocess.PIPE, text=True)
+    proc = forked.Popen([*ASZ, "receive", "--no-token", "--listen", "127.0.0.1:0", "--root", str(recv)], cwd=tmp_path,
+                        stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
         assert line.startswith("receiving: "), line

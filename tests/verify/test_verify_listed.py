@@ -21,6 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+import forked
 from cli_helpers import asz_in_process
 
 SID = "de3b8b19-5bc0-4a2a-934a-1b6806567e25"
@@ -182,9 +183,9 @@ def test_a_root_from_before_the_list_gets_a_note_then_its_list(corpus_copy, corp
     sd = sorted(root.glob("*/streams/main/*.sd"))[0]
     os.chmod(sd, 0o644)
 
-    def console(*args: str) -> subprocess.CompletedProcess:  # a real process: asz sets its 077 umask at its start
-        return subprocess.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
-                              cwd=tmp_path, timeout=600)
+    def console(*args: str) -> subprocess.CompletedProcess:  # a real process (forked): asz sets its 077 umask at its start
+        return forked.run([sys.executable, "-m", "asz_core.cli.main", *args], capture_output=True, text=True,
+                          cwd=tmp_path, timeout=600)
 
     c = console("collect", "--once", "--source", str(projects), "--root", str(root))
     assert c.returncode == 0, c.stdout + c.stderr
