@@ -540,7 +540,8 @@ def say_state_files(root: Path, also: list[str] = [], unspoken: str = "") -> Non
     from ..verify.session_files import session_file_lines
     from ..view.unspoken import unspoken_line
 
-    also = [*also, *[f"{unspoken}: {x}" for x in [unspoken and unspoken_line(root)] if x]]
+    if unspoken and (said := unspoken_line(root)):
+        also = [*also, f"{unspoken}: {said}"]
     for line in [*session_file_lines(root), *also]:
         typer.echo(line, err=True)
     say_missing_sessions(root)
