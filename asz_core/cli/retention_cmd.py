@@ -31,9 +31,9 @@ def kept_lines(kept: list) -> list[str]:
     """``kept SESSION: why`` per kept session, in order; the sessions of a reason more than :data:`KEPT_NAMED_MOST`
     share are one line where the first stood, ``kept N session(s): why`` (trial 49d F5: 271 identical lines ``kept ID:
     storage.retention.after is not set``)."""
-    by: dict[str, int] = {}
-    for k in kept:
-        by[k.reason] = by.get(k.reason, 0) + 1
+    from collections import Counter
+
+    by = Counter(k.reason for k in kept)
     out: list[str] = []
     said: set[str] = set()
     for k in kept:
