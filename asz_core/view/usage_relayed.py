@@ -168,10 +168,9 @@ def tools_said(only: Mapping[str, dict]) -> str:
         tools.update(c.get("tools") or {})
     if not tools:
         return ""
-    names: dict[str, int] = {}
-    for name in tools.values():
-        names[name or "(no name)"] = names.get(name or "(no name)", 0) + 1
-    said = sorted(names.items(), key=lambda kv: (-kv[1], kv[0]))
+    from collections import Counter
+
+    said = sorted(Counter(name or "(no name)" for name in tools.values()).items(), key=lambda kv: (-kv[1], kv[0]))
     listed = ", ".join(f"{n} {k:,}" for n, k in said[:10]) + (", …" if len(said) > 10 else "")
     return (f"; and {len(tools):,} tool call(s) of theirs: {listed}, in no tool count (asz conversation's tools, "
             "asz usage tools and the page count a tool call from the records of the stream that made it)")
