@@ -7,7 +7,9 @@ marks such a session ``parse.pending`` before it writes the index (asz_core/flow
 both say it is not parsed yet (docs/verify.md), exit 0, and the next collect builds the chains.
 
 A real collect of a copy of the corpus's Claude Code projects, stopped by SIGINT to its process group (a terminal's
-Ctrl-C) once a session index written at landing is on disk (a real event, no sleep decides where it lands).
+Ctrl-C) once a session index written at landing is on disk (a real event, no sleep decides where it lands). The
+collects are forked from the pre-imported server (tests/forked.py: real processes, their own session and group, the
+real signals; each stop comes after files landed, never in the start-up).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 import orjson
 import pytest
 
+import forked
 from collect_helpers import ASZ, asz, env
 
 from asz_core.flow.index import index_landed
@@ -49,8 +52,8 @@ def test_ctrl_c_while_landing_leaves_sessions_not_parsed_yet(corpus_dir, tmp_pat
         pytest.skip(f"{projects} is absent")
     src, root = tmp_path / "src", tmp_path / "root"
     shutil.copytree(projects, src)
-    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", jobs, "--source", str(src), "--root", str(root)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
+    proc = forked.Popen([*ASZ, "collect", "--once", "--jobs", jobs, "--source", str(src), "--root", str(root)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
     deadline = time.monotonic() + 300
     while not _landed_whole(root) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.005)  # polls for the event: a session landed whole, its index written at landing
@@ -121,9 +124,9 @@ BIG = ("-home-user-spotter", "8463c716-a2ea-4c14-9efa-87158ebd9f20")
 def _stopped_while_landing(src: Path, root: Path, sig: int) -> str:
     """Run ``asz collect --once`` of ``src`` into ``root`` and send ``sig`` to its process group as soon as its first
     landed file is on disk (a real event, polled); its stderr. Skips when the pass ended first."""
-    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", "1", "--max-delta-bytes", "4096", "--source", str(src),
-                             "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
-                            start_new_session=True)
+    proc = forked.Popen([*ASZ, "collect", "--once", "--jobs", "1", "--max-delta-bytes", "4096", "--source", str(src),
+                         "--root", str(root)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(),
+                        start_new_session=True)
     deadline = time.monotonic() + 120
     while not any(root.glob("*/streams/main/*.sd")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.002)
