@@ -430,8 +430,9 @@ def usage_lines(s: dict) -> list[str]:
     lines = [f"project {where}" + (f", {runtime}" if runtime else "")]
     if s.get("project_before"):  # the runtime's session document named another project before (trial 34a F4)
         lines.append(renamed_line(s["project_before"]))
-    lines.append(f"models {', '.join(s.get('models') or []) or models_unnamed(s.get('llm_calls'))}" if not s.get("counted_in") or not s.get(
-        "models_there") else f"models {', '.join(s['models_there'])}, counted in {s['counted_in']}")  # where they count (fix49a)
+    there = s.get("models_there") if s.get("counted_in") else None  # the models where they are counted (fix49a)
+    lines.append(f"models {', '.join(there)}, counted in {s['counted_in']}" if there
+                 else f"models {', '.join(s.get('models') or []) or models_unnamed(s.get('llm_calls'))}")
     if s.get("calls_grouped") and s.get("llm_calls"):  # asz's grouping of the runtime's lines, not its call ids (F15)
         lines.append(f"model calls {s['llm_calls']:,} (grouped by asz: {s['calls_grouped']})")
     held = s.get("held_back")
