@@ -103,16 +103,18 @@ def relayed_usage(only: Mapping[str, dict], times: Mapping) -> dict[str, CallUsa
     """The usage of each of :func:`relayed_only`'s calls (``only``), as every call's (:class:`CallUsage`): read from its
     last copy (the runtime's last streamed snapshot, as a call's own last fragment is read), lane ``subagent``, at the
     instant of that copy's record (``times`` seq -> the landed records' instants, ns): the day of its progress record."""
-    out = {}
-    for nid, c in only.items():
-        seq, row = c["refs"][-1]
-        ts = times.get(seq) or ()
-        u = c.get("usage")
-        usage = None if not isinstance(u, Mapping) else {**dict.fromkeys(TOKEN_KINDS, 0),  # a count left out is zero
-                                                         **{k: v for k, v in u.items() if type(v) is int and v >= 0}}
-        out[nid] = CallUsage(usage=usage, state="last_seen", model=str(c.get("model") or ""), lane="subagent",
-                             time=ts[row - 1] if 0 < row <= len(ts) else None, request=str(c.get("request") or ""))
-    return out
+    return {nid: _copy_usage(c, *c["refs"][-1], times) for nid, c in only.items()}
+
+
+def _copy_usage(c: Mapping, seq: int, row: int, times: Mapping) -> CallUsage:
+    """The usage of one copy ``c`` of a call (the adapter's ``relayed_calls`` entry), the record at ``seq``/``row``:
+    :func:`relayed_usage`'s rule for one call."""
+    ts = times.get(seq) or ()
+    u = c.get("usage")
+    usage = None if not isinstance(u, Mapping) else {**dict.fromkeys(TOKEN_KINDS, 0),  # a count left out is zero
+                                                     **{k: v for k, v in u.items() if type(v) is int and v >= 0}}
+    return CallUsage(usage=usage, state="last_seen", model=str(c.get("model") or ""), lane="subagent",
+                     time=ts[row - 1] if 0 < row <= len(ts) else None, request=str(c.get("request") or ""))
 
 
 def relayed_within(sess, refs: list) -> CallUsage | None:
@@ -126,8 +128,7 @@ def relayed_within(sess, refs: list) -> CallUsage | None:
     got = ask_adapter(h.dialect, "relayed_calls", [rec]) if h is not None and rec is not None else None
     if not isinstance(got, list) or len(got) != 1 or not isinstance(got[0][1], Mapping):
         return None
-    c = dict(got[0][1], refs=[(ref.seq, ref.row)])
-    return relayed_usage({"": c}, sess.times)[""]
+    return _copy_usage(got[0][1], ref.seq, ref.row, sess.times)
 
 
 def relayed_lines(only: Mapping[str, dict]) -> list[str]:
