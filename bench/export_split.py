@@ -79,6 +79,7 @@ def main() -> int:
         for i in range(a.repeat):
             for name, tree in trees.items():
                 out = tmp / f"{name}{i}" / "out"
+                out.parent.mkdir()
                 own, kids, wall, code, stdout = once(tree, [x.replace("{out}", str(out)) for x in args], tmp)
                 print(f"{name} run {i + 1}: own {own:.2f} s CPU, workers {kids:.2f} s CPU, in all {own + kids:.2f}; "
                       f"alone on 2 cores about {own + kids / 2:.2f} s; wall {wall:.2f} s here; exit {code}", flush=True)

@@ -12,6 +12,7 @@ import typer
 from .echo import stderr_outlived
 from .export_folder import EXT, Changes, close_folder, interrupted_line, open_folder, write_one
 from .export_made import STREAM_RULE, copy_manifest, made, render, stream_manifest
+from .export_pool import Drawer
 from .export_said import (form_asked, say_thinking, say_unread, MODEL_CONTEXT_TOKENS, PROSE_FORMS, closing_lines, filter_warnings, out_folder, over_budget,
                           stdout_note, window_file_over)
 from .export_write import file_to, lines_written, said_path, stream_to, to_stdout, write_parts
@@ -303,8 +304,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
 
     files: dict[str, str | list[str]] = {row["id"]: f"{row['id']}.{EXT[fmt]}" for row in rows + unplaced}
     prose.split, prose.linked = out is not None, frozenset(row["id"] for row in rows) if out is not None else frozenset()
-    resume = None
-    flagged: set[str] = set()  # conversations whose export warned: the index marks them
+    resume, flagged = None, set()  # flagged: conversations whose export warned: the index marks them
     from ..reading.listing import unplaced_why
 
     skipped = {row["id"]: unplaced_why(row) for row in unplaced}  # id -> why not exported
@@ -315,6 +315,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
         if out is not None:  # no folder manifest until the index is written, a killed export's .part files gone, its
             # partial manifest read: what is whole there already is not made again (trial 31b F13)
             resume = open_folder(r, out, fmt, prose, lambda: made(prose, fmt, hide, thinking), thinking, files, prose.replace)
+        draw = Drawer(r, [x["id"] for x in rows] if out is not None else [], fmt, hide, thinking, prose, resume)  # ahead
         with bar:
             for row in rows:
                 if resume is not None and resume.already(row, str(files[row["id"]]), prose, fmt):
@@ -322,7 +323,7 @@ def _many(r: Path, rows: list[dict], fmt: str, hide: list[str], thinking: bool, 
                     continue
                 mark = resume.mark(prose) if resume is not None else (0, 0)
                 try:
-                    data, bad = render(r, row["id"], fmt, hide, thinking, prose)
+                    data, bad = draw(row["id"])
                 except (ViewError, LookupError) as exc:
                     skipped[row["id"]] = str(exc)
                     typer.echo(f"asz export: warning: {row['id']} not exported: {exc}", err=True)

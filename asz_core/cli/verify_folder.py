@@ -185,7 +185,7 @@ def each_copy(items: list[tuple], jobs: int):
         return
     from ..collect.workers import each_in_order
 
-    for item, got in zip(items, each_in_order(_one_copy_there, items, jobs)):
+    for got, item in zip(each_in_order(_one_copy_there, items, jobs), items):  # the workers' first: their pool ends whole
         yield got if got is not None else _one_copy(item)
 
 
