@@ -15,6 +15,7 @@ import time
 import orjson
 import pytest
 
+import forked
 from asz_core.storage.root import session_lock
 
 from collect_helpers import (
@@ -173,7 +174,7 @@ def test_two_collectors_at_once_never_corrupt(tmp_path):
     for s in range(6):
         append(src / f"s{s}" / "main.jsonl", *(line(i, 200 + 13 * i) for i in range(800)))
     args = [*ASZ, "collect", "--once", *mini_args(src, root, "--max-delta-bytes", "131072")]
-    procs = [subprocess.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    procs = [forked.Popen(args, env=env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [p.communicate(timeout=120) for p in procs]
     codes = sorted(p.returncode for p in procs)
     assert codes in ([0, 0], [0, 1]), outs
@@ -286,8 +287,8 @@ def test_ctrl_c_says_what_the_pass_landed_before_it_stopped(corpus_dir, tmp_path
     if not projects.is_dir():
         pytest.skip(f"{projects} is absent")
     root = tmp_path / "root"
-    proc = subprocess.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
+    proc = forked.Popen([*ASZ, "collect", "--once", "--jobs", "2", "--source", str(projects), "--root", str(root)],
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env(), start_new_session=True)
     deadline = time.monotonic() + 300
     while not any(root.glob("*/streams/*/*.sd")) and proc.poll() is None and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -22,6 +22,7 @@ import sqlite3
 import subprocess
 from pathlib import Path
 
+import forked
 from collect_helpers import ASZ, env, summary
 
 from asz_core.storage.root import read_state
@@ -37,8 +38,10 @@ def _collect(src: Path, root: Path, *more: str, limit: int | None = None) -> sub
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
         resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
 
-    return subprocess.run([*ASZ, "collect", "--once", "--jobs", "1", "--source", str(src), "--root", str(root), *more],
-                          env=env(), capture_output=True, text=True, timeout=300, preexec_fn=limited if limit else None)
+    args = [*ASZ, "collect", "--once", "--jobs", "1", "--source", str(src), "--root", str(root), *more]
+    if limit:  # a file-size limit set before it runs: a fresh interpreter (the fork server takes no preexec_fn)
+        return subprocess.run(args, env=env(), capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    return forked.run(args, env=env(), capture_output=True, text=True, timeout=300)  # tests/forked.py
 
 
 def _temporaries(root: Path) -> list[Path]:
@@ -47,7 +50,7 @@ def _temporaries(root: Path) -> list[Path]:
 
 
 def _verify_note(root: Path) -> str:
-    v = subprocess.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=300)
+    v = forked.run([*ASZ, "verify", "--root", str(root)], env=env(), capture_output=True, text=True, timeout=300)
     return next((ln.strip() for ln in v.stdout.splitlines() if "a parse left in conversation chains" in ln), "")
 
 
