@@ -183,20 +183,19 @@ def chosen_now() -> bool:
     """:func:`asz_core.view.secret_forms.chosen_now`, never importing it (a masking can be chosen only once it is). A
     module another thread is still importing is in ``sys.modules`` before its ``chosen_now`` is defined: it has
     chosen none (``choosing`` comes after it), so False (fix46b: ``asz view``'s first ``/api/conversations`` answered
-    500, AttributeError, while its warm-up imported the forms). Also True while an old render is drawn again
-    (:func:`_drawn_uncounted`)."""
+    500, AttributeError, while its warm-up imported the forms)."""
     chosen = getattr(sys.modules.get("asz_core.view.secret_forms"), "chosen_now", None)
-    return chosen is not None and chosen() or _drawn_uncounted()
+    return chosen is not None and chosen()
 
 
-def _drawn_uncounted() -> bool:
-    """Whether a copy of render 44 or before is being drawn again, which counts no relayed sub-agent call
-    (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`), or one of render 52 or before, whose problem line says
-    none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`): nothing kept is read or written then,
-    as for a copy's own masking (fix49a: a summary counted the old way was kept and read back, or a kept one read where
-    the old way was asked)."""
+def _kept_off() -> bool:
+    """Whether nothing kept is read or written now: while a copy's own masking is made again (:func:`chosen_now`: what
+    is kept was masked with this asz's forms), or a copy of render 44 or before is drawn again, which counts no relayed
+    sub-agent call (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`), or one of render 52 or before, whose problem
+    line says none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`; fix49a: a summary counted the
+    old way was kept and read back, or a kept one read where the old way was asked)."""
     mod = sys.modules.get("asz_core.view.usage_relayed")
-    return any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None)))
+    return chosen_now() or any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None)))
 
 
 def hide_key(hide: Sequence[str]) -> str:
@@ -413,8 +412,8 @@ class SummaryStore:
 
     def get(self, table: str, conversation: str, hide: Sequence[str], fp: str) -> bytes | None:
         """The JSON stored in ``table`` (:data:`TABLES`) for this conversation, withheld names and fingerprint, or None
-        (always while :func:`~asz_core.view.secret_forms.chosen_now`: what is kept was masked with this asz's forms)."""
-        if self.con is None or chosen_now():  # a copy's own masking made again: nothing kept is read
+        (always while :func:`_kept_off`: a copy's own masking, or an old render, made again)."""
+        if self.con is None or _kept_off():  # a copy's own masking or an old render made again: nothing kept is read
             return None
         column = TABLES[table]
         try:
@@ -430,7 +429,7 @@ class SummaryStore:
     def put(self, table: str, conversation: str, hide: Sequence[str], fp: str, value: bytes) -> None:
         """Store ``value`` (committed at once, so an interrupted reader keeps what it finished); nothing in a root to
         read without a write (:func:`~asz_core.storage.frozen.frozen`)."""
-        if self.con is None or self.read_only or chosen_now():  # never kept when masked as a copy's forms masked
+        if self.con is None or self.read_only or _kept_off():  # never kept when masked as a copy's forms masked, nor drawn as an old render
             return
         try:
             with self._lock:
@@ -443,7 +442,7 @@ class SummaryStore:
 
     def ids(self, table: str, hide: Sequence[str]) -> frozenset[str]:
         """The conversations ``table`` (:data:`TABLES`) holds an entry for withholding ``hide``, of any fingerprint."""
-        if self.con is None or chosen_now():
+        if self.con is None or _kept_off():
             return frozenset()
         try:
             with self._lock:
