@@ -1,7 +1,9 @@
 """A command whose standard output is a pipe its reader closed exits 0 with nothing on stderr (``git log | head``).
 
 Real pipes, no mocks: the reader's end is closed before the command writes, so every write meets EPIPE
-however fast the machine is; and a shell pipeline ``asz ls | head -1`` under ``pipefail``.
+however fast the machine is; and a shell pipeline ``asz ls | head -1`` under ``pipefail``. The commands writing into a
+closed pipe are forked from the pre-imported server (tests/forked.py: SIGPIPE ignored as the interpreter leaves it, and
+its exit flushes stdout as the interpreter's does, 120 when that fails); the shell pipeline's is a fresh interpreter.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ def _run_into_closed_pipe(args: list[str]) -> subprocess.CompletedProcess:
     r, w = os.pipe()
     os.close(r)  # nobody will read: the command's first write to stdout fails with EPIPE
     try:
-        return subprocess.run([*ASZ, *args], stdout=w, stderr=subprocess.PIPE, timeout=300)
+        return forked.run([*ASZ, *args], stdout=w, stderr=subprocess.PIPE, timeout=300)
     finally:
         os.close(w)
 
