@@ -12,6 +12,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import forked
 from export_helpers import capture, summary  # noqa: F401 - capture: a fixture
 
 #: The corpus's totals by the reader-anchors rule (tests/export/test_push_metrics.py, printed in the spec's file).
@@ -19,12 +20,13 @@ SPEC_TOTALS = {"input": 14_923, "output": 163_933, "cacheCreation": 1_364_531, "
 
 
 def _push(root: Path, endpoint: str, cwd: Path, batch: int | None = None) -> subprocess.CompletedProcess:
-    """``asz push`` in a new interpreter (gRPC's threads must not live on in the test process: export_helpers), its
-    metrics requests holding at most ``batch`` points when given (:data:`asz_core.export.metrics.BATCH_POINTS`)."""
+    """``asz push`` in a process of its own (gRPC's threads must not live on in the test process: export_helpers), forked
+    from the pre-imported server (tests/forked.py), its metrics requests holding at most ``batch`` points when given
+    (:data:`asz_core.export.metrics.BATCH_POINTS`, read at each send: set in the child before the command runs)."""
     code = ("import sys; import asz_core.export.metrics as m; m.BATCH_POINTS = int(sys.argv.pop(1)) or m.BATCH_POINTS; "
             "from asz_core.cli.main import main; main()")
-    return subprocess.run([sys.executable, "-c", code, str(batch or 0), "push", "--root", str(root), "--endpoint", endpoint],
-                          cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
+    return forked.run([sys.executable, "-c", code, str(batch or 0), "push", "--root", str(root), "--endpoint", endpoint],
+                      cwd=cwd, capture_output=True, text=True, timeout=600, check=False)
 
 
 def _sessions(request) -> list[str]:
