@@ -214,12 +214,15 @@ def cut_first_landed(root, session: str):
 def asz_on_a_terminal(*args: str, columns: int, timeout: float = 120) -> tuple[list[str], str]:
     """``asz ARGS`` in a child process whose stdout is a real pseudo-terminal ``columns`` cells wide (``COLUMNS=``):
     the lines it wrote there (a progress bar's lines included) and its stderr. Raises AssertionError on a non-zero
-    exit. Linux and macOS (``pty``)."""
+    exit. Linux and macOS (``pty``). Forked from the pre-imported server (tests/forked.py): the width and the terminal
+    are the child's own, read as the command runs."""
     import pty
+
+    import forked
 
     main, child = pty.openpty()
     env = {**os.environ, "COLUMNS": str(columns), "PYTHONUNBUFFERED": "1"}
-    p = subprocess.Popen([sys.executable, "-m", "asz_core.cli.main", *args], stdout=child, stderr=subprocess.PIPE, env=env)
+    p = forked.Popen([sys.executable, "-m", "asz_core.cli.main", *args], stdout=child, stderr=subprocess.PIPE, env=env)
     os.close(child)
     out = b""
     while True:
