@@ -151,11 +151,12 @@ def poke(path: Path, pos: int) -> None:
 
 
 def watch(src: Path, root: Path, *more: str):
-    """Start ``asz collect`` in watch mode with the test adapter and wait until s1/main has landed."""
+    """Start ``asz collect`` in watch mode with the test adapter (forked from the pre-imported server: tests/forked.py)
+    and wait until s1/main has landed."""
     import time
 
-    proc = subprocess.Popen([*ASZ, "collect", *mini_args(src, root, *more)], env=env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = forked.Popen([*ASZ, "collect", *mini_args(src, root, *more)], env=env(),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.time() + 30
     while not landed(root, "s1") and time.time() < deadline:
         time.sleep(0.05)

@@ -1,15 +1,15 @@
 """The collector lock's file removed while a watching collector holds it (trial 26a F10): before, a second
 ``asz collect`` then took a lock on a new file and ran beside it, and neither said a word. Now the watching collector
 finds before its next pass that ``_collect/.lock`` is not the file it holds, takes the lock again on the new file
-(a ``warning:`` says so), and a second collector is refused again. Real processes, a real ``flock``."""
+(a ``warning:`` says so), and a second collector is refused again. Real processes (forked from the pre-imported server: tests/forked.py), a real ``flock``."""
 
 from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 
+import forked
 from collect_helpers import ASZ, append, env, line, mini_args, watch
 
 
@@ -25,8 +25,8 @@ def test_a_removed_lock_file_is_taken_again_and_a_second_collector_refused(tmp_p
         while not lock.exists() and time.time() < deadline:
             time.sleep(0.05)
         assert lock.exists(), "the watching collector did not take its lock again"
-        second = subprocess.run([*ASZ, "collect", "--once", *mini_args(src, root)], env=env(), capture_output=True,
-                                text=True, timeout=60)
+        second = forked.run([*ASZ, "collect", "--once", *mini_args(src, root)], env=env(), capture_output=True,
+                            text=True, timeout=60)
         assert second.returncode == 1, second.stdout + second.stderr
         assert f"another collector is running on {root} (pid {proc.pid} since" in second.stderr
     finally:
