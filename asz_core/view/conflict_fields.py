@@ -76,14 +76,15 @@ def entry_fields(a, b) -> list[tuple[str, Any, Any]]:
 
 def across(root: Path, session: str) -> Callable[[str, list[str]], str]:
     """:func:`across_said` of ``session``'s conflict lines (``(id, other sessions)`` -> the words), each session's
-    index read once for them all (a copy read under other calls has a conflict line per record)."""
-    from ..flow.ids_seen import first_ids
-    from ..flow.index import load_index
-
+    index read once for them all (a copy read under other calls has a conflict line per record); nothing imported
+    until a line asks (a document without conflicts loads no module: test_view_server_startup)."""
     read: dict[str, dict] = {}
 
     def ids(name: str) -> dict:
         if name not in read:
+            from ..flow.ids_seen import first_ids
+            from ..flow.index import load_index
+
             try:
                 read[name] = first_ids(load_index(root / name, rebuild=False))
             except (OSError, ValueError, RuntimeError):

@@ -353,8 +353,10 @@ def _normal(source: str) -> str:
 #: cd248fa657285525 until a command's words could no longer end inside an argument vector's gap (secret_kinds._WORD:
 #: one way to split a text, where 24 words tried every split of a long one; the same places found), no new form. 8's
 #: was ced83eb166a858d3 until 1775581f defined ARGV once in secret_guards beside _ITEM (every pattern string the
-#: same before and after, so the same places found), no new form.
-FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972", 7: "33d46d1a7ab247c9", 8: "c6ca6d007402bfa7", 9: "ffdfab99f310ee11", 10: "cd1c8260f4a97e5d", 11: "7838c442f1656a6c"}
+#: same before and after, so the same places found), no new form. 11's was 7838c442f1656a6c until 45e3110a spelled an
+#: unquoted shell word's characters once (secret_shell.SHELL_CHAR, which secret_kinds imports: every pattern string the
+#: same before and after), no new form.
+FORMS_DIGESTS = {1: "a970e2f3169684d2", 2: "300e2e6fd085f5d6", 3: "e1f7bb276b026bef", 4: "842015c6c181213f", 5: "ccbb56297d5c15f8", 6: "105a877fe0d23972", 7: "33d46d1a7ab247c9", 8: "c6ca6d007402bfa7", 9: "ffdfab99f310ee11", 10: "cd1c8260f4a97e5d", 11: "4af111a921b3fffc"}
 
 
 def _forms_digest() -> str:
