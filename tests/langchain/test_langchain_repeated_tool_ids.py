@@ -18,6 +18,7 @@ import uuid
 from pathlib import Path
 
 from cli_helpers import expected_langsmith
+from doc_walk import dicts_in
 
 _UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
@@ -44,20 +45,7 @@ def stage(root: Path, invocations: list[list[dict]]) -> None:
 
 def tool_nodes(doc) -> list[dict]:
     """Every node of kind ``tool`` anywhere in the asz.view document."""
-    found: list[dict] = []
-
-    def walk(x):
-        if isinstance(x, dict):
-            if x.get("kind") == "tool" and isinstance(x.get("id"), str):
-                found.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(doc)
-    return found
+    return [x for x in dicts_in(doc) if x.get("kind") == "tool" and isinstance(x.get("id"), str)]
 
 
 def said(run: dict) -> str:

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 from reading_helpers import as_copy, asz
+from doc_walk import dicts_in
 
 #: The text pairs an edit holds (asz_core.view.placing.PAIRS' Kiro pairs, written out here).
 KIRO_PAIRS = (("old_str", "new_str"), ("originalContent", "modifiedContent"))
@@ -28,22 +29,13 @@ OLD, NEW = 'echo "hello fixture"\n', 'echo "hello fixture"\necho "<script>window
 def _edits(home: Path) -> list[tuple[str, str, str]]:
     """``(path, old, new)`` of every object of the Kiro files under ``home`` holding a Kiro text pair, each once."""
     out: list[tuple[str, str, str]] = []
-
-    def walk(x):
-        if isinstance(x, dict):
-            for a, b in KIRO_PAIRS:
-                if isinstance(x.get(a), str) and isinstance(x.get(b), str):
-                    got = (x.get("file") or x.get("path"), x[a], x[b])
-                    out.extend([got] if got not in out else [])
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
     for p in sorted(home.rglob("*.jsonl")):
         for line in p.read_text(encoding="utf-8").splitlines():
-            walk(json.loads(line) if line.strip() else None)
+            for x in dicts_in(json.loads(line) if line.strip() else None):
+                for a, b in KIRO_PAIRS:
+                    if isinstance(x.get(a), str) and isinstance(x.get(b), str):
+                        got = (x.get("file") or x.get("path"), x[a], x[b])
+                        out.extend([got] if got not in out else [])
     return out
 
 

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from cli_helpers import pip_installed_plugins
+from doc_walk import dicts_in
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "plugin-template"
 SID = "0196a1c0-0000-7000-8000-00000000c0de"
@@ -95,20 +96,7 @@ def _document(site: Path, base: Path, start_call: bool) -> dict:
 
 def _nodes(doc: dict) -> list[dict]:
     """Every node of the document's talks (a dict with a ``kind``), in document order."""
-    out: list[dict] = []
-
-    def walk(x) -> None:
-        if isinstance(x, dict):
-            if "kind" in x and "id" in x:
-                out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-
-    walk(doc["talks"])
-    return out
+    return [x for x in dicts_in(doc["talks"]) if "kind" in x and "id" in x]
 
 
 def test_chunks_of_one_call_are_one_call_with_a_message_per_chunk(site, tmp_path):

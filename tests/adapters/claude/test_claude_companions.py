@@ -22,6 +22,7 @@ from asz_adapters_claude.discover import discover
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "collect"))
 from collect_helpers import asz  # noqa: E402
+from doc_walk import dicts_in  # noqa: E402
 
 SID = "0c5e9a7b-3f1d-4e2a-8b6c-9d0e1f2a3b4c"
 TOOL = "toolu_01AbCdEfGhIjKlMnOpQrStUv"
@@ -69,19 +70,7 @@ def _document(src: Path, root: Path, sid: str) -> dict:
 
 
 def _steps(doc: dict) -> list[dict]:
-    out = []
-
-    def walk(x):
-        if isinstance(x, dict):
-            if x.get("kind") == "tool" or "full_output" in x:
-                out.append(x)
-            for v in x.values():
-                walk(v)
-        elif isinstance(x, list):
-            for v in x:
-                walk(v)
-    walk(doc["talks"])
-    return out
+    return [x for x in dicts_in(doc["talks"]) if x.get("kind") == "tool" or "full_output" in x]
 
 
 def test_preview_names_its_companion() -> None:
