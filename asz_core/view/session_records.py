@@ -15,7 +15,7 @@ from ..flow.model import Ref
 from ..sessiondata.numberprobe import bytescan
 from ..sessiondata.nolink import read_nofollow
 from ..sessiondata.times import parse_instant
-from ..storage.layout import landed_files, session_listing
+from ..storage.layout import session_listing
 from ..sessiondata.model import cut_data_bytes
 from .kinds import CONTENT_KINDS, text_kept
 from .landed_bytes import FullRead, hold_back, read_files, read_full, read_sealed
