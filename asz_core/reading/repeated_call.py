@@ -14,13 +14,17 @@ from pathlib import Path
 
 import orjson
 
+from ..sessiondata.nolink import read_nofollow
+
 __all__ = ["repeated_calls"]
 
 
 def repeated_calls(root: str | Path, doc: dict) -> dict[str, str]:
     """Record id of each undrawn result of ``doc`` whose call is a record it repeats -> the words that say where:
     ``its call is record ID (seq 1, row 3), one it repeats of CONV, drawn and counted there``. Reads the landed
-    lines of the repeated records only (the document's ``files``); {} when there is none, or a line does not read."""
+    lines of the repeated records only (the document's ``files``), never through a symbolic link (a landed file that
+    is one says nothing here: :func:`~asz_core.sessiondata.nolink.read_nofollow`); {} when there is none, or a line
+    does not read."""
     orphans = {nd["unresolved"].rsplit("/", 1)[-1]: nd.get("id") for nd in doc.get("not_drawn") or ()
                if nd.get("why") == "unresolved" and str(nd.get("unresolved") or "").startswith("unres/tool_use/")}
     repeats = [nd for nd in doc.get("not_drawn") or () if nd.get("why") == "duplicate" and nd.get("ref")]
@@ -33,7 +37,7 @@ def repeated_calls(root: str | Path, doc: dict) -> dict[str, str]:
         seq, row = nd["ref"].get("seq"), nd["ref"].get("row")
         try:
             if seq not in lines:
-                lines[seq] = (Path(root) / files[seq]).read_bytes().splitlines()
+                lines[seq] = read_nofollow(Path(root) / files[seq]).splitlines()
             rec = orjson.loads(lines[seq][row])
         except (KeyError, OSError, IndexError, TypeError, orjson.JSONDecodeError):
             continue

@@ -43,3 +43,22 @@ def test_a_cut_result_whose_call_is_a_repeated_record_says_where_it_is(corpus_di
     assert (f"record {rid} (seq {own[0]}, row {own[1]}; its call is record {call} (seq {at[0]}, row {at[1]}), one it repeats of {X}, "
             "drawn and counted there): result text kept whole") in said, said
     assert "its call never landed" not in said
+
+
+def test_a_repeated_record_read_through_a_link_says_nothing(tmp_path: Path):
+    """The landed line of the repeated record is read only from the file asz landed: a symbolic link in its place is
+    never followed (its target could be anything), so no words are given, as for a line that does not read."""
+    from asz_core.reading.repeated_call import repeated_calls
+
+    line = json.dumps({"id": "r1", "parts": [{"k": "call", "id": "toolu_1"}]}).encode()
+    target = tmp_path / "elsewhere.sd"
+    target.write_bytes(b"{}\n" + line + b"\n")
+    (tmp_path / "S").mkdir()
+    doc = {"not_drawn": [{"id": "res1", "why": "unresolved", "unresolved": "unres/tool_use/toolu_1"},
+                         {"id": "r1", "why": "duplicate", "ref": {"seq": 1, "row": 1}, "of": {"conversation": "X"}}],
+           "files": [{"seq": 1, "file": "S/00000001.sd"}]}
+    (tmp_path / "S" / "00000001.sd").write_bytes(target.read_bytes())
+    assert repeated_calls(tmp_path, doc) == {"res1": "its call is record r1 (seq 1, row 1), one it repeats of X, drawn and counted there"}
+    (tmp_path / "S" / "00000001.sd").unlink()
+    (tmp_path / "S" / "00000001.sd").symlink_to(target)
+    assert repeated_calls(tmp_path, doc) == {}
