@@ -340,16 +340,21 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
     entries of ``_index/summaries.sqlite`` (of conversation ``only``, when given) were not recounted and names
     ``asz verify --figures``, with counts ``figures_not_recounted`` and ``figures_unsealed`` (entries whose seal,
     :func:`asz_core.view.summary_cache.seal`, does not match: edited outside asz; the readers count them again).
-    Reads the store read-only, its seals alone (a hash of each entry: no round or landed file is read). None when
-    there is no store (nothing is read from one either)."""
+    Reads the store read-only, its seals alone (a hash of each entry: no round or landed file is read). Only this
+    asz's entries (keys ending in its :func:`~asz_core.view.summary_cache.store_mark`) are counted, as ``--figures``
+    checks only those; the entries kept for other asz builds (up to ``MARKS_KEPT`` of them; this one never reads them)
+    are said apart, count ``figures_other_builds`` (fix49h: a copied root said 1,651 entries where 825 were this asz's).
+    None when there is no store (nothing is read from one either)."""
     import sqlite3
 
+    from ..view.summary_cache import MARK_TAG, store_mark
     from ..view.summary_seal import DB_NAME, seal
 
     path = Path(root) / "_index" / DB_NAME
     if not path.is_file():
         return None
-    total = unsealed = 0
+    mark = MARK_TAG + store_mark()
+    total = unsealed = other = 0
     try:
         from ..storage.frozen import open_read
 
@@ -364,6 +369,9 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
                         continue
                     raise
                 for cid, hide, fp, value, sealed in got:
+                    if not str(hide).endswith(mark):  # another asz build's, never read by this one
+                        other += 1
+                        continue
                     total += 1
                     unsealed += sealed != seal(table, cid, hide, fp, value)
         finally:
@@ -375,13 +383,15 @@ def cache_unchecked(root: str | os.PathLike, only: str | None = None) -> Section
                    "cache" if frozen(root) else "asz ls and asz usage rebuild it (derived data)")
         sec = Section("cache", f"the figure cache {path} was not read ({exc}): {rebuild}; asz verify --figures counts "
                                "the figures again from the evidence")
-        sec.counts = {"figures_not_recounted": 0, "figures_unsealed": 0}
+        sec.counts = {"figures_not_recounted": 0, "figures_unsealed": 0, "figures_other_builds": 0}
         return sec
     # one short line on every clean run (trial 17, F3: it was a 300-character paragraph); docs/verify.md says the rest
     line = (f"{total} cached figure entr{'y' if total == 1 else 'ies'} (_index/{DB_NAME}) not counted again: "
             "asz verify --figures does")
     if unsealed:
         line += f"; {unsealed} do not match their seal (edited outside asz): the readers count those again"
+    if other:
+        line += f"; {other} more kept for other asz builds, never read by this one"
     sec = Section("cache", line)
-    sec.counts = {"figures_not_recounted": total, "figures_unsealed": unsealed}
+    sec.counts = {"figures_not_recounted": total, "figures_unsealed": unsealed, "figures_other_builds": other}
     return sec

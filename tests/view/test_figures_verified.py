@@ -115,3 +115,31 @@ def test_figures_needs_a_root(corpus):
     (f, *_) = sorted(root.glob("*/streams/main/*.sd"))
     p = asz_in_process("verify", str(f), "--figures")
     assert p.returncode == 2 and "--figures checks the figures of a root" in p.stderr
+
+
+def test_plain_verify_counts_only_this_builds_entries_and_says_other_builds_apart(corpus_copy):
+    """A store read by several asz builds keeps each one's entries (``SummaryStore.keep_marks``); plain verify counted
+    them all as "not counted again", where ``--figures`` checks this build's only (fix49h: 1,651 said, 825 checked on a
+    copied root). Another build's entries, planted with a seal that matches, are said apart and never as unsealed."""
+    from asz_core.view.summary_cache import MARK_TAG, seal, store_mark
+
+    root = corpus_copy()
+    _json("ls", "--json", "--root", str(root))
+    mark = MARK_TAG + store_mark()
+    con = sqlite3.connect(root / "_index" / "summaries.sqlite")
+    ours = planted = 0
+    for table, column in (("summaries", "entry"), ("rows", "row"), ("tools", "entry")):
+        got = con.execute(f"SELECT id, hide, fp, {column} FROM {table}").fetchall()
+        ours += sum(1 for _, hide, _, _ in got if hide.endswith(mark))
+        for cid, hide, fp, value in got:
+            other = hide[:-len(mark)] + MARK_TAG + "0123456789ab"  # the key another build gives it
+            con.execute(f"INSERT INTO {table} VALUES (?, ?, ?, ?, ?)", (cid, other, fp, value, seal(table, cid, other, fp, value)))
+            planted += 1
+    con.commit()
+    con.close()
+    assert ours and planted == ours
+    report = json.loads(asz_in_process("verify", "--json", "--root", str(root)).stdout)
+    assert (report["figures_not_recounted"], report["figures_unsealed"], report["figures_other_builds"]) == (ours, 0, planted)
+    text = asz_in_process("verify", "--root", str(root)).stdout
+    assert (f"{ours} cached figure entries (_index/summaries.sqlite) not counted again: asz verify --figures does; "
+            f"{planted} more kept for other asz builds, never read by this one\n") in text
