@@ -37,7 +37,7 @@ except ImportError:  # pragma: no cover
 from . import hookspecs
 from .adapter import Adapter, Setting
 
-__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect",
+__all__ = ["ENTRY_POINT_GROUP", "AdapterEntry", "Registry", "get_plugin_manager", "DuplicateAdapterError", "adapter_for_dialect", "blocked_names",
            "adapter_overriding", "load_adapters", "raised_at"]
 
 ENTRY_POINT_GROUP = "asz"
@@ -198,7 +198,8 @@ def _as_settings(out: object) -> dict[str, tuple[Setting, ...]]:
     return got
 
 
-def _blocked_names(block: Iterable[str] | None) -> set[str]:
+def blocked_names(block: Iterable[str] | None = None) -> set[str]:
+    """The adapter names blocked: ``ASZ_DISABLE_ADAPTERS`` (comma-separated, spaces trimmed) and ``block``."""
     names = {n.strip() for n in os.environ.get("ASZ_DISABLE_ADAPTERS", "").split(",") if n.strip()}
     if block:
         names |= set(block)
@@ -282,7 +283,7 @@ def get_plugin_manager(*, entrypoints: bool = True, block: Iterable[str] | None 
     pm = pluggy.PluginManager(PROJECT)
     pm.add_hookspecs(hookspecs)
     reg = Registry(pm)
-    loader = _Loader(reg, _blocked_names(block))
+    loader = _Loader(reg, blocked_names(block))
     if entrypoints:
         # In a fixed order (distribution, then entry-point name), so which of two same-named adapters keeps the name
         # does not depend on the order of sys.path's directory listings.
@@ -376,7 +377,7 @@ def _loading(blocked: str) -> tuple[_Loader, list]:
     if blocked not in _LOADING:
         reg = Registry(pluggy.PluginManager(PROJECT))
         reg.pm.add_hookspecs(hookspecs)
-        _LOADING[blocked] = (_Loader(reg, _blocked_names(None)), _entry_points())
+        _LOADING[blocked] = (_Loader(reg, blocked_names(None)), _entry_points())
     return _LOADING[blocked]
 
 

@@ -43,6 +43,7 @@ def unspoken_sessions(root: str | os.PathLike, sessions: Iterable[str] | None = 
     """``{dialect: [session, …]}`` of the sessions of ``root`` (``sessions`` when given, else every session folder)
     whose first landed file is of a dialect no installed adapter speaks, by the root's ``_sessions.list`` (a session
     it does not name is not looked at); {} when there is no list. Never raises."""
+    from ..plugins.manager import blocked_names
     from ..plugins.packages import declared
     from ..storage.layout import session_dirs
     from ..storage.session_list import read_list
@@ -55,8 +56,7 @@ def unspoken_sessions(root: str | os.PathLike, sessions: Iterable[str] | None = 
     if listed is None:
         return {}
     names = set(sessions) if sessions is not None else {d.name for d in session_dirs(Path(root))}
-    blocked = {x.strip() for x in os.environ.get("ASZ_DISABLE_ADAPTERS", "").split(",") if x.strip()}
-    installed = {name for name, _ in declared("asz")} - blocked
+    installed = {name for name, _ in declared("asz")} - blocked_names()
     out: dict[str, list[str]] = {}
     for s in sorted(names):
         entry = listed.sessions.get(s)
