@@ -19,7 +19,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
-from .relayed import relayed_calls
+from .relayed import relayed_calls, relayed_results
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
 from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line
 
@@ -162,6 +162,11 @@ class ClaudeCodeLocal(Adapter):
         """A sub-agent's replies Claude Code 2.1.x copied into this transcript as ``progress`` records; see
         :func:`asz_adapters_claude.relayed.relayed_calls`."""
         return relayed_calls(records)
+
+    def relayed_results(self, dialect: str, records) -> list[tuple[int, list[Mapping[str, Any]]]] | None:
+        """The results of a sub-agent's tool calls Claude Code 2.1.x copied into this transcript as ``progress``
+        records; see :func:`asz_adapters_claude.relayed.relayed_results`."""
+        return relayed_results(records)
 
     def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before

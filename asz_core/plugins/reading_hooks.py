@@ -113,12 +113,12 @@ class ReadingHooks:
         return None
 
     def relayed_calls(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[int, Mapping[str, Any]]] | None:
-        """The model calls of another stream that the records of one landed transcript file of ``dialect`` copy in
-        the runtime's bookkeeping (Claude Code 2.1.x: a sub-agent's replies, written into its parent's transcript as
-        ``progress`` records; trial 48a F1), as ``[(row, {"call", "request", "agent", "model", "usage", "tool", "tools"})]``
-        (row from 1; ``usage`` or None; ``tool`` the tool call that started it, or ''; ``tools``, optional, ``[[id, name],
-        …]``, its tool calls, 49d F1). Such a record names no call: the readers count a copied call whose own records did
-        not land from its last copy (docs/ccusage.md). ``records`` as for :meth:`label_target`. Default None; never raises."""
+        """Another stream's model calls a transcript's records copy (Claude Code 2.1.x: a sub-agent's replies as
+        ``progress`` records; 48a F1), ``[(row, {"call", "request", "agent", "model", "usage", "tool", "tools"})]``."""
+        return None
+
+    def relayed_results(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[int, list[Mapping[str, Any]]]] | None:
+        """``[(row, [{"tool", "failed", "text"}, …])]``: the copied results of :meth:`relayed_calls`' tool calls."""
         return None
 
     def rates_stated(self, dialect: str, adapter: str) -> bool | None:

@@ -39,7 +39,7 @@ import orjson
 __all__ = ["RENDER", "SHORT_HEAD_RENDER", "OWN_TITLE_RENDER", "FIELDS_RENDER", "PAIRED_RENDER", "REPLAY_CALLS_RENDER", "LINKS_RENDER", "CUT_SAID_RENDER", "REPLAY_ORDER_RENDER", "CHANGES_RENDER", "COUNTED_IN_RENDER", "COUNTED_LATER_RENDER", "SEPARATORS_RENDER", "COMPACTION_RENDER", "CHILD_LABEL_RENDER", "CONTINUED_MARK_RENDER", "ORPHAN_RENDER", "SUBAGENT_RENDER", "REPLAYS_RENDER", "INDEX_WORDS_RENDER", "ESCAPED_MASKS_RENDER", "NOTICES_RENDER", "NOTICE_LABEL_RENDER", "TOOLS_RENDER", "PAIRS_RENDER", "GISTS_RENDER", "CONTINUED_RENDER", "ARCHIVE_RENDER", "SAID_CSS", "TOOLS_CSS", "PRINT_CSS", "NOT_REPRODUCED", "as_forms", "as_render", "check_drawn", "drawing", "drawings", "drawn", "drawn_style", "notices_read"]
 
 #: The rendering this asz writes (the manifest's ``render``).
-RENDER = 53
+RENDER = 54
 #: The rendering a copy is being drawn as (:func:`drawing`): this asz's, or an older copy's while it is made again.
 _DRAWN: ContextVar[int] = ContextVar("asz_render_drawn", default=RENDER)
 
@@ -149,7 +149,7 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     from ..view.conflict_fields import PAYLOAD_SAID
     from ..view.summary import CHANGES_REPEATED
     from ..view.titles import CHILD_LABEL_FIRST, COMPACTION_UNSAID, CONTINUED_SHORT, CONTINUED_UNMARKED
-    from ..view.usage_relayed import RELAYED_RENDER, RELAYED_TOOLS_RENDER, TOOLS_UNSAID, UNCOUNTED_BEFORE
+    from ..view.usage_relayed import RELAYED_RENDER, RELAYED_TOOLS_RENDER, TOOLS_COUNTED_RENDER, TOOLS_UNCOUNTED, TOOLS_UNSAID, UNCOUNTED_BEFORE
     from ..view.usage_undescribed import NO_OBJECT_RENDER, OBJECTLESS_COUNTED
     from ..view.view_base import NOTICES_READ
 
@@ -159,7 +159,7 @@ def drawing(render: int, cents_before: bool = False) -> Iterator[None]:
     before = ((CONTINUED_SHORT, CONTINUED_RENDER), (COMPACTION_UNSAID, COMPACTION_RENDER), (CHILD_LABEL_FIRST, CHILD_LABEL_RENDER),
               (CONTINUED_UNMARKED, CONTINUED_MARK_RENDER), (CHANGES_REPEATED, CHANGES_RENDER), (PAYLOAD_SAID, FIELDS_RENDER),
               (UNCOUNTED_BEFORE, RELAYED_RENDER), (OBJECTLESS_COUNTED, NO_OBJECT_RENDER), (HOUR_SPLIT_ALWAYS, HOUR_SPLIT_RENDER),
-              (TOOLS_UNSAID, RELAYED_TOOLS_RENDER))
+              (TOOLS_UNSAID, RELAYED_TOOLS_RENDER), (TOOLS_UNCOUNTED, TOOLS_COUNTED_RENDER))
     flags = [(flag, flag.set(drawn() < since)) for flag, since in before]
     try:
         with cents_as_before(cents_before):

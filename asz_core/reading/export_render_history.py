@@ -326,4 +326,11 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   11, Read 7, Glob 1, in no tool count …``), where render 52 said its model calls alone (trial 49d F1, fix49i;
   :data:`~asz_core.view.usage_relayed.RELAYED_TOOLS_RENDER`, :data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`). A
   copy of render 52 or before is made again as it was drawn.
+- render 54: those tool calls are counted: each is a ``tool`` step under its relayed model call (name, input, its
+  copied result and failure, or ``attrs.result`` ``not_copied`` when no copy of its result landed), so the summary's
+  tools and failures, the talk's tools, the tool lines of md, html, text and json, asz usage tools and the page count
+  them (8463c716's main file alone: ``tools 196``, where render 53 said ``tools 177`` and the 19 in its problem line),
+  and the problem line says them ``counted as tool calls under their model calls`` (fix50a, trial 49d F1's follow-up;
+  :data:`~asz_core.view.usage_relayed.TOOLS_COUNTED_RENDER`, :data:`~asz_core.view.usage_relayed.TOOLS_UNCOUNTED`). A
+  copy of render 53 or before is made again as it was drawn.
 """

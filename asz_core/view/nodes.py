@@ -15,6 +15,22 @@ from .step_keys import StepKeys
 from .usage import LONG_CONTEXT_ABOVE, CallUsage
 from .titles import lost_prompt_title
 from .tool_runs import tool_run_times
+from .usage_relayed import RelayedTool
+
+
+def relayed_content(n: RelayedTool, rec: dict, withheld: bool, d: dict) -> None:
+    """A relayed tool call's text (:class:`~asz_core.view.usage_relayed.RelayedTool`): its copied input as a tool
+    step's data is drawn (:func:`~asz_core.view.kinds.data_text`), ``state`` available and its ``bytes``; withheld as
+    its copy's record is (its state omitted)."""
+    text = data_text(n.given) if n.given is not None else ""
+    if withheld:
+        d["state"] = "omitted"
+    else:
+        if text:
+            d["text"] = text if len(text) <= SHORT_TEXT else clip_text(text)
+        d["state"] = "available"
+    if text:
+        d["bytes"] = len(text.encode("utf-8", "surrogatepass"))
 
 __all__ = ["NodeView", "talk_label"]
 
@@ -143,6 +159,8 @@ class NodeView(StepKeys):
     def _content(self, n: Node, ref: Ref, rec: dict, withheld: bool, d: dict) -> None:
         """A step's text, state and bytes from its record: the part its ref names by block, else the record's text
         parts joined; a part without text shows its data; withheld, only its state (omitted) and bytes."""
+        if type(n) is not Node and isinstance(n, RelayedTool):  # its request read from a copy (fix50a)
+            return relayed_content(n, rec, withheld, d)
         parts = rec.get("parts", ())
         block = ref.block
         if block is not None and not withheld and parts and 0 <= block < len(parts):

@@ -8,6 +8,7 @@ from .kinds import CUT_STATES, RESULT_FROM_DATA, SHORT_TEXT, TAKEN_KEYS, TOOL_KI
 from ..sessiondata.numberprobe import bytescan
 from .rate_words import kept_text
 from .usage import LONG_CONTEXT_ABOVE, CallUsage, is_long
+from .usage_relayed import RelayedTool
 from .view_base import ViewBase
 
 __all__ = ["StepKeys", "request_entries"]
@@ -148,6 +149,8 @@ class StepKeys(ViewBase):
 
     def _tool_keys_py(self, n: Node, d: dict) -> None:
         """:meth:`_tool_keys` in Python: the definition, and the way for any tool the compiled one leaves."""
+        if type(n) is not Node and isinstance(n, RelayedTool):  # a sub-agent's tool call read from copies (fix50a)
+            return self._relayed_tool_keys(n, d)
         attrs = n.attrs
         name = attrs.get("name")
         refs = n.refs
@@ -204,6 +207,32 @@ class StepKeys(ViewBase):
             result_set = bool(text)
             if rec.get("dropped"):
                 self._companion_keys(rec, d)
+        self._tool_tail(n, d, failed)
+
+    def _relayed_tool_keys(self, n: RelayedTool, d: dict) -> None:
+        """A relayed tool call's keys (:class:`~asz_core.view.usage_relayed.RelayedTool`), as :meth:`_tool_keys_py`
+        draws a tool's from its parts: ``name``, ``failed`` as its copied result says (absent when it says nothing, or
+        no copy of the result landed: ``attrs.result`` ``not_copied``, never a failure), ``result``,
+        ``result_state`` and ``result_bytes`` of that copy, withheld as its record is; then the shared keys."""
+        if n.attrs.get("name"):
+            d["name"] = n.attrs["name"]
+        got = n.answer
+        if got is not None:
+            rec = self.sess.record(n.refs[-1]) if len(n.refs) > 1 else None
+            text = got["text"]
+            if self.hide and rec is not None and self._withheld(rec):
+                d["result_state"] = "omitted"
+            else:
+                if text:
+                    d["result"] = text if len(text) <= SHORT_TEXT else clip_text(text)
+                d["result_state"] = "available"
+            d["result_bytes"] = len(text.encode("utf-8", "surrogatepass"))
+        self._tool_tail(n, d, got.get("failed") if got is not None else None)
+
+    def _tool_tail(self, n: Node, d: dict, failed) -> None:
+        """What every tool's keys end with: ``failed`` right after ``name``, the request-to-result time and the
+        observed changes and executions."""
+        attrs, refs = n.attrs, n.refs
         if failed is not None:
             d["failed"] = failed
             # keep the documented key order: failed comes right after name

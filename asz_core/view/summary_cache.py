@@ -113,9 +113,10 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: models_there, fix49a; no-object: a line that is JSON holding no object, a string or a number, is not among the
 #: undescribed records that could hold calls, trial 49b F5; relayed-tools: that problem line also says the tool calls
 #: the copies hold, in no tool count, and an entry keeps each relayed call's agent and tool calls (``places``
-#: ``relayed``) so asz usage says the line of the calls its filters keep, trial 49d F1 and 49a F3), so no entry
-#: counted the old way is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object+relayed-tools"
+#: ``relayed``) so asz usage says the line of the calls its filters keep, trial 49d F1 and 49a F3; relayed-tools-counted:
+#: those tool calls are tool steps, counted in the row's tools and failures, fix50a), so no entry counted the old way
+#: is used.
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object+relayed-tools+relayed-tools-counted"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of
@@ -192,10 +193,12 @@ def _kept_off() -> bool:
     """Whether nothing kept is read or written now: while a copy's own masking is made again (:func:`chosen_now`: what
     is kept was masked with this asz's forms), or a copy of render 44 or before is drawn again, which counts no relayed
     sub-agent call (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`), or one of render 52 or before, whose problem
-    line says none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`; fix49a: a summary counted the
-    old way was kept and read back, or a kept one read where the old way was asked)."""
+    line says none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`), or one of render 53 or
+    before, which counts none of those tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNCOUNTED`; fix49a: a
+    summary counted the old way was kept and read back, or a kept one read where the old way was asked)."""
     mod = sys.modules.get("asz_core.view.usage_relayed")
-    return chosen_now() or any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None)))
+    return chosen_now() or any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None),
+                                                               getattr(mod, "TOOLS_UNCOUNTED", None)))
 
 
 def hide_key(hide: Sequence[str]) -> str:

@@ -18,7 +18,19 @@ from typing import Mapping
 from ..flow.model import Node, Ref, kind_id
 from .usage import TOKEN_KINDS, CallUsage
 
-__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "RELAYED_TOOLS_RENDER", "TOOLS_UNSAID", "UNCOUNTED_BEFORE", "relayed_kept", "relayed_only", "relayed_lines", "relayed_said", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
+
+class RelayedTool(Node, gc=False):
+    """A tool call of a sub-agent seen only in the copies of its parent's file (:func:`relayed_nodes`; fix50a): a
+    ``tool`` node whose request and result are read from what the adapter reads out of those copies, not from a part
+    of the record (a copy lands whole as one data part): ``given`` the tool_use block's input, ``answer`` ``{"failed",
+    "text"}`` of its copied result, or None when no copy of it landed. A type of its own, so the view draws it in
+    Python (:meth:`~asz_core.view.step_keys.StepKeys.relayed_tool_keys`): the compiled drawing takes no node of another
+    type."""
+
+    given: object = None
+    answer: dict | None = None
+
+__all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "RELAYED_TOOLS_RENDER", "TOOLS_COUNTED_RENDER", "TOOLS_UNCOUNTED", "TOOLS_UNSAID", "UNCOUNTED_BEFORE", "NOT_COPIED", "RelayedTool", "relayed_kept", "relayed_only", "relayed_lines", "relayed_said", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
 
 #: How a ``summary.problems`` line about calls seen only in another stream's copies starts (:func:`relayed_lines`).
 RELAYED_PREFIX = "calls seen only in progress records: "
@@ -33,6 +45,13 @@ UNCOUNTED_BEFORE: ContextVar[bool] = ContextVar("asz_relayed_uncounted", default
 #: again (its line said none).
 RELAYED_TOOLS_RENDER = 53
 TOOLS_UNSAID: ContextVar[bool] = ContextVar("asz_relayed_tools_unsaid", default=False)
+#: The export render from which those tool calls are counted, each a ``tool`` node under its relayed call
+#: (:class:`RelayedTool`; render 54: fix50a, trial 49d F1's follow-up), and :data:`TOOLS_UNCOUNTED` true while a copy of
+#: render 53 or before is drawn again (no such node; its line said them ``in no tool count``).
+TOOLS_COUNTED_RENDER = 54
+TOOLS_UNCOUNTED: ContextVar[bool] = ContextVar("asz_relayed_tools_uncounted", default=False)
+#: The ``result`` attr of a relayed tool call whose result the runtime copied into no record that landed.
+NOT_COPIED = "not_copied"
 #: The ``usage_from`` attr of a relayed call's node (:func:`relayed_nodes`): its usage is read from the runtime's copy.
 RELAYED_FROM = "progress_copy"
 
@@ -64,8 +83,34 @@ def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified:
                 refs = out[nid]["refs"] if nid in out else []
                 refs.append((seq, row))
                 tools = out[nid]["tools"] if nid in out else {}
-                tools.update((t[0], t[1]) for t in c.get("tools") or () if kind_id("tool", t[0]) not in nodes)
-                out[nid] = dict(c, refs=refs, tools=tools)
+                uses = out[nid]["uses"] if nid in out else {}
+                for t in c.get("tools") or ():
+                    if kind_id("tool", t[0]) not in nodes:
+                        tools[t[0]] = t[1]
+                        uses.setdefault(t[0], (seq, row, t[2] if len(t) > 2 else None))  # its first copy
+                out[nid] = dict(c, refs=refs, tools=tools, uses=uses)
+    return out
+
+
+def relayed_answers(headers: Mapping, records: Mapping, only: Mapping[str, dict], unverified: Mapping = {},
+                    repeated: Mapping = {}) -> dict[str, tuple[int, int, dict]]:
+    """Tool call id -> ``(seq, row, {"failed", "text"})`` of the first copy of the result of each tool call of
+    :func:`relayed_only`'s calls (``only``'s ``uses``) that the transcript files copy (the adapter's
+    ``relayed_results``), the files and records left out as :func:`relayed_only` leaves them; a tool call no copy
+    answers is not in it."""
+    from .titles import ask_adapter
+
+    wanted = {t for c in only.values() for t in c.get("uses") or ()}
+    out: dict[str, tuple[int, int, dict]] = {}
+    for seq in sorted(records) if wanted else ():
+        h = headers.get(seq)
+        if h is None or h.kind != "transcript" or seq in unverified:
+            continue
+        got = ask_adapter(h.dialect, "relayed_results", records[seq])
+        for row, results in got if isinstance(got, list) else ():
+            for r in results if (seq, row) not in repeated and isinstance(results, list) else ():
+                if isinstance(r, Mapping) and r.get("tool") in wanted and r["tool"] not in out:
+                    out[r["tool"]] = (seq, row, {"failed": r.get("failed"), "text": str(r.get("text") or "")})
     return out
 
 
@@ -78,16 +123,18 @@ def relayed_view(sess, nodes: Mapping, repeated: Mapping, stream_of) -> tuple[di
     only = relayed_only(sess.headers, sess.records, nodes, sess.unverified, repeated)
     if not only or UNCOUNTED_BEFORE.get():
         return only, nodes, {}
-    return only, {**nodes, **relayed_nodes(only, nodes, stream_of)}, relayed_usage(only, sess.times)
+    answers = None if TOOLS_UNCOUNTED.get() else relayed_answers(sess.headers, sess.records, only, sess.unverified, repeated)
+    return only, {**nodes, **relayed_nodes(only, nodes, stream_of, answers)}, relayed_usage(only, sess.times)
 
 
-def relayed_nodes(only: Mapping[str, dict], nodes: Mapping, stream_of) -> dict[str, Node]:
+def relayed_nodes(only: Mapping[str, dict], nodes: Mapping, stream_of, answers: Mapping | None = None) -> dict[str, Node]:
     """An ``llm.call`` node of each of :func:`relayed_only`'s calls (``only``): its copies as its refs, on the stream of
     the file holding them (``stream_of(seq)``), under the tool call that started the sub-agent when the fold holds
     it (``tool/<tool>``), else under none (drawn among the loose nodes).
     Its attrs: ``fragments`` (the copies), ``usage_from`` :data:`RELAYED_FROM`, ``relayed_by`` (the sub-agent's id,
-    when named)."""
-    out = {}
+    when named). Under it, with ``answers`` (:func:`relayed_answers`; None while a copy of render 53 or before is drawn
+    again: :data:`TOOLS_UNCOUNTED`), a :func:`relayed_tools` node of each tool call its copies hold."""
+    out: dict[str, Node] = {}
     for nid, c in only.items():
         refs = [Ref(seq, row) for seq, row in c["refs"]]
         tool = kind_id("tool", c["tool"]) if isinstance(c.get("tool"), str) and c["tool"] else ""
@@ -96,6 +143,29 @@ def relayed_nodes(only: Mapping[str, dict], nodes: Mapping, stream_of) -> dict[s
             attrs["relayed_by"] = c["agent"]
         out[nid] = Node(id=nid, kind="llm.call", parent=tool if tool in nodes else "", stream=stream_of(refs[0].seq),
                         ref=refs[0], refs=refs, attrs=attrs)
+        if answers is not None:
+            out.update(relayed_tools(nid, c, out[nid].stream, answers))
+    return out
+
+
+def relayed_tools(call: str, c: Mapping, stream: str, answers: Mapping) -> dict[str, RelayedTool]:
+    """A ``tool`` node (:class:`RelayedTool`) of each tool call the copies of one relayed call ``c`` hold (its
+    ``uses``: id -> the first copy's seq, row and input), under that call's node ``call``, on its ``stream``: ref the
+    copy of its request, refs that and the first copy of its result (``answers``: :func:`relayed_answers`) when one
+    landed. Attrs: ``name``, ``result`` ``available`` or :data:`NOT_COPIED` (no copy of its result landed: said so,
+    never a failure), ``timing`` ``unavailable``, ``usage_from`` :data:`RELAYED_FROM`. Seed 004's node kinds: the same
+    tool call drawn from the sub-agent's own file is this node's id, so a call is one node whichever file holds it."""
+    out = {}
+    for tid, (seq, row, given) in (c.get("uses") or {}).items():
+        got = answers.get(tid)
+        refs = [Ref(seq, row)] + ([Ref(got[0], got[1])] if got is not None else [])
+        attrs = {"name": (c.get("tools") or {}).get(tid) or "", "result": "available" if got is not None else NOT_COPIED,
+                 "timing": "unavailable", "usage_from": RELAYED_FROM}
+        if got is not None:
+            attrs["result_join"] = "exact_unique"
+        nid = kind_id("tool", tid)
+        out[nid] = RelayedTool(id=nid, kind="tool", parent=call, stream=stream, ref=refs[0], refs=refs,
+                               attrs=dict(sorted(attrs.items())), given=given, answer=got[2] if got is not None else None)
     return out
 
 
@@ -162,8 +232,9 @@ def relayed_lines(only: Mapping[str, dict]) -> list[str]:
 def tools_said(only: Mapping[str, dict]) -> str:
     """What :func:`relayed_lines` adds of the tool calls the copies of ``only``'s calls hold (their ``tools``: id ->
     name, each id once): ``; and N tool call(s) of theirs: Bash 11, Read 7, …, in no tool count …``, most first; ''
-    when none. asz draws and counts a tool call from the records of the stream that made it, so these are in no tool
-    figure (asz conversation's tools, asz usage tools, the page's)."""
+    when none. Each is a tool step under its model call (:func:`relayed_tools`), so every tool figure counts it (asz
+    conversation's tools, asz usage tools, the page's; fix50a); a copy of render 53 or before is drawn as it said
+    them, ``in no tool count`` (:data:`TOOLS_UNCOUNTED`)."""
     tools: dict[str, str] = {}
     for c in only.values():
         tools.update(c.get("tools") or {})
@@ -173,8 +244,11 @@ def tools_said(only: Mapping[str, dict]) -> str:
 
     said = sorted(Counter(name or "(no name)" for name in tools.values()).items(), key=lambda kv: (-kv[1], kv[0]))
     listed = ", ".join(f"{n} {k:,}" for n, k in said[:10]) + (", …" if len(said) > 10 else "")
-    return (f"; and {len(tools):,} tool call(s) of theirs: {listed}, in no tool count (asz conversation's tools, "
-            "asz usage tools and the page count a tool call from the records of the stream that made it)")
+    if TOOLS_UNCOUNTED.get():  # render 53
+        return (f"; and {len(tools):,} tool call(s) of theirs: {listed}, in no tool count (asz conversation's tools, "
+                "asz usage tools and the page count a tool call from the records of the stream that made it)")
+    return (f"; and {len(tools):,} tool call(s) of theirs: {listed}, counted as tool calls under their model calls, "
+            "from the copies of each request and its result")
 
 
 def relayed_kept(only: Mapping[str, dict]) -> dict[str, dict]:

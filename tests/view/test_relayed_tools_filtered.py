@@ -4,8 +4,9 @@ speaks of what a report covers (trial 49d F1, trial 49a F3; fix49i).
 Real input: the corpus's 8463c716, whose main file holds 19 progress records copying 12 model calls of sub-agent
 a7be2f0 and, in those copies, its 19 tool calls (tool_use blocks: Bash 11, Read 7, Glob 1), sent alone (its
 ``subagents/`` folder missing) by host w1, and the corpus's sample project sent by host w2, both to one loopback
-receiver. asz counts a tool call from the records of the stream that made it, so the 19 are in no tool count: the
-problem line says them by number and name (render 53). ``asz usage`` notes the relayed calls only as far as its
+receiver. Each of the 19 is a tool step under its relayed model call, counted in every tool figure (render 54,
+fix50a: tests/view/test_relayed_tools_counted.py), and the problem line says them by number and name (render 53 said
+them alone, in no tool count). ``asz usage`` notes the relayed calls only as far as its
 filters (instance, project, model, the --since/--until window) keep them, in every report; ``asz ls`` shows a
 conversation's problems on its own row alone. Every count is made here from the source lines."""
 
@@ -55,7 +56,10 @@ def own_tools(main: Path) -> int:
     return len(ids)
 
 
-def said(calls: dict[str, dict]) -> str:
+COUNTED = "counted as tool calls under their model calls"  # render 54; render 53: "in no tool count"
+
+
+def said(calls: dict[str, dict], how: str = COUNTED) -> str:
     """The problem line's words of the tool calls of ``calls``, made from their names: most first, then by name."""
     names: dict[str, int] = {}
     for c in calls.values():
@@ -63,7 +67,7 @@ def said(calls: dict[str, dict]) -> str:
             names[name] = names.get(name, 0) + 1
     n = sum(names.values())
     listed = ", ".join(f"{k} {v}" for k, v in sorted(names.items(), key=lambda kv: (-kv[1], kv[0])))
-    return f"and {n} tool call(s) of theirs: {listed}, in no tool count"
+    return f"and {n} tool call(s) of theirs: {listed}, {how}"
 
 
 @pytest.fixture(scope="module")
@@ -101,11 +105,37 @@ def _line(problems: list[str]) -> str:
 
 def test_the_problem_line_says_the_copies_tool_calls(team):
     calls = team["calls"]
-    assert len(calls) == 12 and said(calls) == "and 19 tool call(s) of theirs: Bash 11, Read 7, Glob 1, in no tool count"
+    assert len(calls) == 12 and said(calls) == f"and 19 tool call(s) of theirs: Bash 11, Read 7, Glob 1, {COUNTED}"
     s = json.loads(asz_ok("conversation", SID[:8], "--json", "--root", team["root"]))["summary"]
-    assert s["kinds"]["tool"] == own_tools(team["main"]) == 177  # the 19 are in no tool count
-    assert f"; {said(calls)} (asz conversation's tools" in _line(s["problems"])
+    assert s["kinds"]["tool"] == own_tools(team["main"]) + 19 == 196  # each a tool step (render 54)
+    assert _line(s["problems"]).endswith(f"; {said(calls)}, from the copies of each request and its result")
     assert said(calls) in asz_ok("conversation", SID[:8], "--root", team["root"])
+
+
+def test_a_render_53_copy_is_drawn_with_them_in_no_tool_count(team, tmp_path):
+    """A copy as render 53 drew it (the 19 in no tool count, no tool step of theirs) checks against the root as render
+    53; the same bytes said to be render 54 do not (render 54 draws each of them)."""
+    import sys
+
+    from asz_core.reading.export_render import drawing
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "reading"))
+    from reading_helpers import as_copy
+
+    with drawing(53):
+        s = json.loads(asz_ok("conversation", SID[:8], "--json", "--root", team["root"]))["summary"]
+        asz_ok("export", SID[:8], "--root", team["root"], "--format", "md", "--out", str(tmp_path / "c.md"))
+    assert s["kinds"]["tool"] == own_tools(team["main"]) == 177  # render 53: the 19 in no tool count
+    assert f"; {said(team['calls'], 'in no tool count')} (asz conversation's tools" in _line(s["problems"])
+    data = (tmp_path / "c.md").read_bytes()
+    body = json.loads((tmp_path / "c.md.manifest.json").read_bytes())
+    relayed_ids = {t for c in team["calls"].values() for t in c["tools"]}
+    assert said(team["calls"], "in no tool count").encode() in data and len(relayed_ids) == 19
+    assert not [t for t in relayed_ids if f"`tool/{t}`".encode() in data]  # no step of theirs drawn
+    for render, rc in ((53, 0), (54, 1)):
+        got = asz_in_process("verify", "--export", as_copy(tmp_path, f"r{render}.md", data, {**body, "render": render}),
+                             "--root", team["root"])
+        assert got.returncode == rc, (render, got.stdout[-500:])
 
 
 def test_a_render_52_copy_is_drawn_without_them(team):
@@ -161,7 +191,7 @@ def test_the_usage_note_speaks_of_what_the_filters_keep(team, args, kept):
         assert note == "", args
         return
     assert note.startswith(f"asz usage: note: 8463c716: {_expected(calls)}: counted from the last copy"), (args, note)
-    assert f"; {said(calls)} (" in note
+    assert f"; {said(calls)}, from the copies" in note
 
 
 def test_every_report_notes_them_for_w1_alone(team):
