@@ -43,13 +43,15 @@ def _snapshots(request):
 
 def listed_rows(state, hide) -> tuple[list[str], str, list[dict]]:
     """``(conversations, note, rows)``: the conversations listed, what is still being read or why a landed session is
-    not listed (:func:`~asz_core.view.background.list_note`), and a row for each as it is known now (at once: one not
-    counted yet is marked and given to the counter, newest first)."""
+    not listed (:func:`~asz_core.view.background.list_note`) then the sessions of a dialect no installed adapter speaks
+    (:func:`~asz_core.view.unspoken.unspoken_line`, as ``asz ls`` says it: fix49d), and a row for each as it is known
+    now (at once: one not counted yet is marked and given to the counter, newest first)."""
     from .background import list_note
     from .counted_in import counted_where_continued
+    from .unspoken import unspoken_line
 
     convs = state.conversations()
-    note = list_note(state, convs)
+    note = "\n".join(x for x in (list_note(state, convs), unspoken_line(state.root)) if x)
     kept = state.kept_ids(hide)  # rows waiting in the counter that a collect pass kept since: given (trial 48b F2)
     rows = counted_where_continued([state.row(c, hide, wait=False, kept=kept) for c in convs])  # a copy with no call of its own: 0 (46a F5)
     behind = [r["id"] for r in sorted(rows, key=lambda r: -(r["to"] or 0)) if r.get("counting")]

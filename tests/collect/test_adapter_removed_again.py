@@ -142,6 +142,15 @@ def test_readers_say_the_dialect_no_installed_adapter_speaks(site, tmp_path):
     version = _template_version()
     assert (f"\nlanded by example-codex/{version} ({files} of {files} file(s)) in {DIALECT}: no installed adapter speaks it "
             "(asz adapters list); where its adapter would answer, asz's defaults read them\n") in conv, conv
+    # the page's list says it too, under the list (its note; fix49d: the page said nothing)
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "view_server"))
+    from view_server_helpers import Served  # a loopback asz view in a new interpreter (PYTHONPATH given)
+
+    served = Served(["view", "--root", str(root)], tmp_path, env={"PYTHONPATH": "", "HOME": str(tmp_path)})
+    try:
+        assert said.rstrip("\n") in served.get("/api/conversations").json()["note"].split("\n")
+    finally:
+        served.stop()
     # installed: none of it
     assert "no installed adapter" not in _asz(site, tmp_path, "ls", "--root", str(root)).stdout
     assert "no installed adapter" not in _asz(site, tmp_path, "usage", "--root", str(root)).stderr
