@@ -23,7 +23,6 @@ a credential of its form, and each ``texts_sha256`` is that of landed texts. Exi
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import os
 from pathlib import Path
@@ -43,6 +42,7 @@ from .export_calls import thinking_gone
 from .export_docs import entry_checked
 from .export_forms import FORMS, as_left_out
 from .export_refusals import refusals_gone
+from .line_diff import differing
 from .export_retention import (html_lines, in_copy, json_removed, lines_said, removed_blocks, removed_lines, retention_spans, span_lines, text_removed)
 
 #: The manifest's format and version (1.x adds keys, never removes or renames one).
@@ -349,10 +349,9 @@ def _at_mask(lines: list[bytes], e: dict) -> str:
 def _line_changes(was: list, now: list):
     """Where list ``now`` (a copy's lines or their digests) differs from ``was``: ``(j, i, gone)`` for each line ``j``
     of ``now`` that is not ``was``'s (``i`` the line of ``was`` it replaces, None for one added, ``gone`` 0), and
-    ``(j, None, n)`` where ``n`` lines of ``was`` are missing before line ``j``."""
-    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, was, now, autojunk=False).get_opcodes():
-        if op == "equal":
-            continue
+    ``(j, None, n)`` where ``n`` lines of ``was`` are missing before line ``j``. Laid as :class:`difflib.SequenceMatcher`
+    lays them, without its cost on lines that repeat (:mod:`~asz_core.reading.line_diff`)."""
+    for op, i1, i2, j1, j2 in differing(was, now):
         if j1 == j2:
             yield j1, None, i2 - i1
             continue

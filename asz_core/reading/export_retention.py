@@ -8,7 +8,6 @@ json), the prose lines paired key by key (:func:`removed_lines`: ``--audit``) an
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Optional
 
