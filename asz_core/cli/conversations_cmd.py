@@ -11,7 +11,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
-from ..reading.listing import (ROW_SORTS, conversation_rows, cut_text, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id, unpriced_line,
+from ..reading.listing import (ROW_SORTS, conversation_rows, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id, unpriced_line,
                                sorted_rows, unchecked_line, unjudged_line, unplaced_lines)
 from ..plugins.staged import staged_notes
 from ..reading.progress import Bar
@@ -19,6 +19,7 @@ from ..reading.termtext import visible
 from ..view.counted_in import counted_where_continued  # a copy with no call of its own reads 0 (trial 46a F5)
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
+from .list_links import IDS_NAMED, continues_lines, cut_lines, shares_lines
 from .ls_credits import credits_line
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
@@ -57,8 +58,6 @@ def grouped_note(rows: list[dict]) -> list[str]:
             for how, ids in said.items()]
 
 
-#: How many conversations a note under the table that names the rows of a kind names before ``and N more``.
-IDS_NAMED = 10
 
 
 def renamed_note(rows: list[dict]) -> list[str]:
@@ -426,66 +425,6 @@ def with_senders(r: Path, rows: list[dict], instance: str) -> list[dict]:
     sessions = {row["id"]: head_session(r, row["id"]) for row in rows}
     got = settled_senders(r, set(sessions.values()))  # after the requests in flight (trial 31a F1)
     return [{**row, "senders": got[sessions[row["id"]]]} for row in rows if sender_matches(got[sessions[row["id"]]], instance)]
-
-
-def cut_lines(rows: list[dict]) -> list[str]:
-    """One line per conversation of ``rows`` that landed without some of its text (too large to land, or truncated:
-    :func:`~asz_core.reading.listing.cut_text`), in the rows' order, under the table."""
-    return [f"{shown_id(row)} {said}" for row in rows if (said := cut_text(row.get("cut")))]
-
-
-def continues_lines(rows: list[dict], shown) -> list[str]:
-    """One line per conversation of ``rows`` that continues another (a resumed or copied session repeating its
-    message ids): ``ID continues ID: the records it repeats, their calls and tokens with them, are counted there``
-    (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b)."""
-    return [f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
-            "them, are counted there" for row in rows if row.get("continues")]
-
-
-def shares_lines(rows: list[dict], shown) -> list[str]:
-    """One line per conversation of ``rows`` sharing record ids with others, neither continuing the other (open
-    ``unres/shared_id`` entries: a copy that does not open by repeating): ``ID shares N record id(s) with ID, neither
-    continuing the other: those records, N call(s) and their tokens with them, are counted in each row (asz usage's
-    totals count each model call once)``, so every total can be traced (session 23; ``shown``: a full id's shown prefix). Past
-    :data:`SHARES_NAMED` others, those and how many more, and where all are (trial 34a F5: lines of 300 ids)."""
-    shared = [row for row in rows if row.get("shares")]
-    if len(shared) > IDS_NAMED:  # trial 48d F5: 275 such lines under 279 rows
-        return [shares_grouped(shared)]
-
-    def named(ids: list) -> str:
-        more = len(ids) - SHARES_NAMED
-        return ", ".join(shown(o) for o in ids[:SHARES_NAMED]) + (
-            f" and {more} more (asz ls --json: the row's shares.with names them all)" if more > 0 else "")
-    return [f"{shown_id(row)} shares {s['ids']} record id(s) with {named(s['with'])}, {_how_shared(s)}: those records, "
-            f"{s['calls']} call(s) and their tokens with them, are counted in each row (asz usage's "
-            "totals count each model call once)" for row in rows if (s := row.get("shares"))]
-
-
-def shares_grouped(shared: list[dict]) -> str:
-    """Past :data:`IDS_NAMED` rows sharing record ids, one line for all: how many, the first named, and where each
-    row's others and counts are (``--json``: its ``shares``) (trial 48d F5)."""
-    from ..verify.unparsed import shown_ids
-
-    calls = sum(r["shares"]["calls"] for r in shared)
-    return (f"{len(shared)} conversations share record ids with others ({shown_ids([shown_id(r) for r in shared], IDS_NAMED)}), "
-            f"neither continuing the other: those records, {calls:,} call(s) in all and their tokens with them, are counted in "
-            "each row (asz usage's totals count each model call once); asz ls --json lists them, each row's shares "
-            "naming the others, the ids and calls")
-
-
-def _how_shared(s: dict) -> str:
-    """Why a row's ``shares`` ids are drawn in each: neither continuing the other, or (``differ``) a copy holding them
-    with another payload (trial 40a F1: its ``conflict:`` problem names each)."""
-    differ = s.get("differ") or 0
-    if not differ:
-        return "neither continuing the other"
-    if differ == s["ids"]:
-        return "each holding its own payload under them (a copy changed: the conflict problem names each)"
-    return f"neither continuing the other ({differ} of them each holding its own payload: the conflict problem names each)"
-
-
-#: How many of the conversations a row shares record ids with its ``shares`` line names (:func:`shares_lines`).
-SHARES_NAMED = 3
 
 
 def _changes_footnote(rows: list[dict]) -> None:

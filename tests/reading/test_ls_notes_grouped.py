@@ -60,3 +60,28 @@ def test_eleven_copies_get_one_shares_line_and_one_problems_line(corpus_dir, tmp
     assert len(problems) == 1 and problems[0].startswith(
         f"! problems in {COPIES} conversations ({', '.join(shown[:10])} and 1 more), each first: missing companion file {cited}: ")
     assert problems[0].endswith("; asz ls --json lists each row's problems, asz conversation ID names them")
+
+
+def test_twelve_copies_continuing_one_conversation_get_one_line(corpus_dir, tmp_path):
+    """Trial 50c F7: 249 copies of one Kiro session gave 249 ``X continues Y`` lines under the table (520 in all).
+    Twelve copies of the corpus's de3b8b19, its session id alone changed, each repeat every record of it: past ten
+    such rows one line says how many continue it, the first ten and where ``--json`` names each."""
+    src = corpus_dir / "claude-code" / "projects" / "-home-user-claude-reliability" / "de3b8b19-5bc0-4a2a-934a-1b6806567e25.jsonl"
+    data = src.read_bytes()
+    proj = tmp_path / "projects" / "-p"
+    proj.mkdir(parents=True)
+    (proj / src.name).write_bytes(data)
+    for n in range(12):
+        sid = f"{n + 1:08x}-2222-4000-8000-000000000000"
+        (proj / f"{sid}.jsonl").write_bytes(data.replace(src.stem.encode(), sid.encode()))
+    root = tmp_path / "root"
+    assert asz("collect", "--once", "--source", str(tmp_path / "projects"), "--root", str(root)).returncode == 0
+    rows = json.loads(asz("ls", "--json", "--sort", "last", "--root", str(root)).stdout)
+    going = [r for r in rows if r.get("continues")]
+    assert len(rows) == 13 and len(going) == 12 and len({r["continues"] for r in going}) == 1  # one original, 12 copies
+    out = asz("ls", "--sort", "last", "--root", str(root)).stdout.splitlines()
+    assert not [ln for ln in out if re.match(r"[0-9a-f]{8} continues ", ln)]  # no line a row
+    said = [ln for ln in out if ln.startswith("12 conversations continue")]
+    shown = [r["id"][:8] for r in going]
+    assert said == [f"12 conversations continue {going[0]['continues'][:8]} ({', '.join(shown[:10])} and 2 more): the records "
+                    "each repeats, their calls and tokens with them, are counted there (asz ls --json: each row's continues)"], said
