@@ -37,14 +37,16 @@ VIEW_HELP = ("Rows per day, per week (from Monday), per month, per 5-hour block 
 ORDER_HELP = ("Which way the rows run (ccusage's --order): asc, oldest first or A to Z by name, or for --sort cost, "
               "tokens or calls the smallest first; desc, newest first, Z to A, or the largest first (default: asc by "
               "date or name, desc by a figure). A (no time) row stays last.")
+#: The views whose rows are whole days, weeks or months: a time back from now (7d) is read as the day it falls on.
+DAY_VIEWS = ("daily", "weekly", "monthly")
 SORT_HELP = ("Row order: default is by date (daily, weekly, monthly, blocks; session by its first call, oldest first) "
              "or by name (project, model); cost, tokens or calls put the largest first.")
 
 
 def usage(
     view: str = typer.Argument("daily", metavar="[daily|weekly|monthly|blocks|session|project|model|instance|tools]", help=VIEW_HELP),
-    since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
-    until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day) or YYYY-MM (to its last day), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back, or today/yesterday (a calendar day in --tz)."),
+    since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant (exact), 30m/12h/7d/2w back (in the daily, weekly and monthly views from the start of the day that falls on in --tz: whole days, as ccusage's dates; in the others from that instant), or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
+    until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day) or YYYY-MM (to its last day), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back (in the daily, weekly and monthly views to the end of the day that falls on), or today/yesterday (a calendar day in --tz)."),
     tz: Optional[str] = tz_option("--timezone"),
     project: str = typer.Option("", "--project", help="Count only the conversations whose project (working directory) contains this (case-insensitive, as asz ls --project); a ~/.claude/projects folder name (ccusage's project) matches none: the error names the nearest projects."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
@@ -130,11 +132,14 @@ def _options(view: str, sort: str, config: Optional[Path], dialect: str, tz: Opt
     ms of the window, each None when not given), storage root Path)``. typer.Exit(2) for a bad view, sort, zone, date or
     configuration; exit 1 (said) when the root does not exist. ``_checked``: the --format check's None, made before
     (:func:`~asz_core.cli.usage_out.check_form`)."""
+    from ..view.match import whole_days
     from ..view.usage_report import zone_of
     from .reading_common import require_root, time_range
 
     cfg, table = _settings(view, sort, config)
     zone = use_tz("usage", tz) or zone_of(None)
+    if view in DAY_VIEWS:  # 7d: from the start of that day, as ccusage's dates (trial 50a F2)
+        since, until = whole_days(since, zone), whole_days(until, zone)
     window = time_range("usage", since, until, zone)  # the parser of asz conversations and search; a day of --tz
     storage = root if root is not None else Path(cfg.root)
     require_root("usage", storage)  # a mistyped --root is said, never reported as $0.00

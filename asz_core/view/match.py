@@ -20,7 +20,7 @@ import time
 from ..sessiondata.spelling import folded, project_key, windows_path
 from ..sessiondata.times import parse_instant
 
-__all__ = ["TimeError", "parse_time", "time_window", "contains", "matches", "dialect_matches", "runtime_keeps", "NO_PROJECT"]
+__all__ = ["TimeError", "parse_time", "time_window", "whole_days", "contains", "matches", "dialect_matches", "runtime_keeps", "NO_PROJECT"]
 
 #: The project filter's value for the conversations that name no project (''; a Kiro session whose cwd is relative,
 #: asz_adapters_kiro's workspace_path): ``asz ls --project '(no project)'``, ``/api/conversations?project=(no project)``,
@@ -194,6 +194,28 @@ def time_window(since: str, until: str, zone: _dt.tzinfo | None = None, *, flag:
     if first is not None and last is not None and first > last:
         raise TimeError(f"{flag}since {since} is after {flag}until {until}: nothing can match (swap them?)")
     return first, last
+
+
+def whole_days(text: str, zone: _dt.tzinfo | None = None, *, now_ms: int | None = None) -> str:
+    """``text`` (a ``--since``/``--until`` value) as a report whose rows are whole days reads it (``asz usage daily``,
+    ``weekly``, ``monthly``; trial 50a F2: ``--since 7d`` at 22:50 started the first row at 22:50 of its day and printed
+    that part as the whole day, unmarked): a time back from now (``7d``, ``2w``, ``12h``) as the date it falls on in
+    ``zone`` (``YYYY-MM-DD``, which :func:`parse_time` reads as that day's start, or with ``end`` its last millisecond),
+    as ccusage takes dates; every other value as it is (an instant stays exact, and one that does not read is said by
+    :func:`parse_time`)."""
+    s = (text or "").strip()
+    m = _RELATIVE.fullmatch(s)
+    if not m:
+        return text
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    back = now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
+    if back < EARLIEST_MS:
+        return text  # parse_time says it reaches too far back
+    try:
+        at = _dt.datetime.fromtimestamp(back / 1000, tz=zone) if zone is not None else _dt.datetime.fromtimestamp(back / 1000)
+        return at.date().isoformat()  # this machine's zone on that day, its offset then
+    except (OverflowError, ValueError, OSError):
+        return text
 
 
 def _one_instant(text: str, naive: _dt.datetime, zone: _dt.tzinfo | None) -> _dt.datetime:
