@@ -488,6 +488,10 @@ def prose_turns(root: str | os.PathLike, conversation: str, *, hide: Sequence[st
     ordered = False  # a record of such a dialect is read: the streams take the document's order
     raw_bytes = 0
     replays = Replays(lambda: _built(root, conversation, hide, evidence), early=audit is not None)  # trial 45d F3
+    if audit is not None:  # a sub-agent's tool calls the document draws from copies alone (fix50a)
+        from .prose_relayed import relayed_tool_ids
+
+        audit.relayed_tools = relayed_tool_ids(replays.doc)
     for header, rel, row, rec in _records(root, session, through, stats.unverified, conversation):
         stream = header.stream or "main"
         ordered = arrival_ordered(header.dialect, arrived) or ordered

@@ -63,6 +63,7 @@ from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results
 from .export_render import SUBAGENT_RENDER, drawn, notices_read
 from .export_tools import gist_pairs
 from .export_steps import UNREAD_MARK, media_line, part_marker
+from .prose_relayed import relayed_parts
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
 from .search_hits import text_kind
 
@@ -214,6 +215,7 @@ class Audit:
         #: the companion files the records counted name (``--in-range-only``: the window's; :func:`window_head`)
         self.companions: set[str] = set()
         self.relayed: dict[str, dict] = {}  #: the sub-agent calls the window's records copy (_relayed_named, window_head)
+        self.relayed_tools: frozenset[str] = frozenset()  #: tool calls drawn from copies alone (prose_relayed; set by prose)
         #: ``--in-range-only``: the header's title (:func:`window_title`), set where the lines are placed
         self.title: Optional[str] = None
         #: the lines of the execution records joined to no tool call (:meth:`_executed`), by time; ``files``: landed
@@ -223,8 +225,7 @@ class Audit:
         self.replied: set[str] = set()  #: sub-agents' streams a reply was read in so far: a later line is no prompt (render 27)
 
     def withhold(self, rec: dict, stream: str = "main", file: str = "", row: int = 0) -> None:
-        """Count a record a ``view.hide`` flag leaves out (``rec``, placed as :meth:`lines` places it), and the
-        credentials it held."""
+        """Count a record a ``view.hide`` flag leaves out (``rec``, placed as :meth:`lines` places it) and its credentials."""
         def count() -> None:
             self.left_out["withheld"] += 1
             self.unwritten += found_in(rec.get("parts"))
@@ -302,6 +303,7 @@ class Audit:
         base = {"conversation": self.conversation, "stream": stream, "role": "", "ts": rec.get("time", ""),
                 "text": "", "file": file, "row": row}
         parts = [p for p in rec.get("parts") or () if isinstance(p, dict) and not is_member_part(p)]  # a member: no content
+        parts += relayed_parts(rec, header.dialect, self.relayed_tools) if self.relayed_tools else []  # fix50a
         flags = rec.get("flags") or ()
         out, n = [], 1
         if line is not None:

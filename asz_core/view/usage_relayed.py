@@ -236,8 +236,9 @@ def tools_said(only: Mapping[str, dict]) -> str:
     conversation's tools, asz usage tools, the page's; fix50a); a copy of render 53 or before is drawn as it said
     them, ``in no tool count`` (:data:`TOOLS_UNCOUNTED`)."""
     tools: dict[str, str] = {}
-    for c in only.values():
-        tools.update(c.get("tools") or {})
+    for c in only.values():  # id -> name (relayed_only's), or the adapter's [[id, name, input], …] (an audit window's)
+        got = c.get("tools") or {}
+        tools.update(got.items() if isinstance(got, Mapping) else ((t[0], t[1]) for t in got))
     if not tools:
         return ""
     from collections import Counter

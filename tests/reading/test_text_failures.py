@@ -1,7 +1,8 @@
 """The audit forms say what failed (trial 37b F5: ``asz export ID --format text`` of a failed trace said ``problems:
 none`` and printed the failed tool call without its error, while ``asz ls`` said ``verified errors``). Render 11.
 
-Real input: the corpus's 8463c716 transcript (13 tool results flagged ``is_error``, six of them over 1,000 bytes)
+Real input: the corpus's 8463c716 transcript (13 tool results flagged ``is_error``, six of them over 1,000 bytes, and 2
+more in the copies of its sub-agent's lines, drawn as its tool calls since fix50a)
 with one Claude Code ``system/api_error`` line planted as tests/reading/test_ls_claude_api_error.py plants it, collected
 by the real ``asz collect --once``. Every expectation is counted from the transcript written: each ``is_error`` result's
 content and its ``tool_use``'s name, the ``api_error`` line's ``error`` object; one error text is given an AWS key
@@ -42,20 +43,30 @@ def planted(corpus_dir, tmp_path_factory):
     return root, [json.loads(ln) for ln in path.read_text().splitlines()]
 
 
+def _content(d: dict):
+    """A line's message content: its own, or (a progress record copying a line of sub-agent a7be2f0, whose own file is
+    not in this root: its tool calls are drawn from the copies, fix50a) the copied line's."""
+    data = d.get("data") if d.get("type") == "progress" else None
+    if isinstance(data, dict) and data.get("type") == "agent_progress":
+        return ((data.get("message") or {}).get("message") or {}).get("content")
+    return (d.get("message") or {}).get("content")
+
+
 def _failed_in_source(lines: list[dict]) -> list[tuple[str, str]]:
-    """(tool name, error text) of every is_error tool result of the transcript that is no refusal, in file order."""
-    names = {b["id"]: b["name"] for d in lines for b in ((d.get("message") or {}).get("content") or ())
-             if isinstance(b, dict) and b.get("type") == "tool_use"}
+    """(tool name, error text) of every is_error tool result of the transcript that is no refusal, in the file order
+    of their calls: the main thread's and the sub-agent's its progress records copy."""
+    uses = [b for d in lines for b in (_content(d) or ()) if isinstance(b, dict) and b.get("type") == "tool_use"]
+    names, at = {b["id"]: b["name"] for b in uses}, {b["id"]: i for i, b in reversed(list(enumerate(uses)))}
     out = []
     for d in lines:
-        content = (d.get("message") or {}).get("content")
+        content = _content(d)
         for b in content if isinstance(content, list) else ():
             if isinstance(b, dict) and b.get("type") == "tool_result" and b.get("is_error"):
                 text = b["content"] if isinstance(b["content"], str) else "\n".join(
                     x.get("text", "") for x in b["content"] if isinstance(x, dict))
                 if not text.removeprefix("Error: ").startswith(REFUSED):
-                    out.append((names[b["tool_use_id"]], text))
-    return out
+                    out.append((at[b["tool_use_id"]], names[b["tool_use_id"]], text))
+    return [(name, text) for _, name, text in sorted(out, key=lambda x: x[0])]
 
 
 def _cut(text: str) -> tuple[str, int]:
@@ -66,7 +77,7 @@ def _cut(text: str) -> tuple[str, int]:
 def test_the_audit_form_carries_each_failed_calls_error_bounded(planted):
     root, lines = planted
     source = _failed_in_source(lines)
-    assert len(source) == 13 and sum(len(t.encode()) > LIMIT for _, t in source) == 6
+    assert len(source) == 15 and sum(len(t.encode()) > LIMIT for _, t in source) == 6  # 13 own, 2 copied
     out = asz("export", "8463c716", "--audit", "--no-redact", "--root", str(root))
     audit = [json.loads(x) for x in out.stdout.splitlines()]
     failed = [x for x in audit if x.get("kind") == "tool_call" and x["status"] == "error"]
@@ -126,7 +137,7 @@ def test_a_copy_of_render_10_still_checks(planted, tmp_path):
 def test_a_credential_in_an_error_text_is_masked_and_counted_written(planted):
     root, _ = planted
     audit = [json.loads(x) for x in asz("export", "8463c716", "--audit", "--root", str(root)).stdout.splitlines()]
-    (call,) = [x for x in audit if x.get("kind") == "tool_call" and SIBLING in (x.get("error") or {}).get("text", "")]
+    (call,) = [x for x in audit if x.get("kind") == "tool_call" and (x.get("error") or {}).get("text", "").startswith(f"{SIBLING}\n")]
     assert call["error"]["text"] == f"{SIBLING}\naws configure: AKIA…MPLE" and AWS not in json.dumps(audit)
     assert audit[0]["credentials"]["written"] == {"places": 1, "credentials": 1}
     text = asz("export", "8463c716", "--format", "text", "--root", str(root)).stdout

@@ -179,3 +179,20 @@ def test_with_the_sub_agent_file_nothing_is_added(alone, whole):
         c, f = own_tools(sub)
         calls, failed = calls + c, failed + f
     assert _by_tool(doc["summary"]) == (calls, failed) and sum(calls.values()) == 196
+
+
+def _text_tools(root: Path) -> tuple[int, int]:
+    """``(tool_call lines, those whose status is error)`` of the audit text form of 8463c716 in ``root``."""
+    import re
+
+    text = asz_ok("export", SID[:8], "--format", "text", "--root", str(root))
+    (said,) = re.findall(r"^lines: .*\btool_call ([0-9,]+)", text, re.M)
+    calls = re.findall(r"^\[[^\]]*\] tool_call, (?:stream [^,]+, )?([a-z_]+)", text, re.M)
+    assert len(calls) == int(said.replace(",", ""))
+    return len(calls), calls.count("error")
+
+
+def test_the_text_form_draws_them_as_the_whole_conversation_does(alone, whole, truth):
+    root, _main = alone
+    failed = sum((truth["own_failed"] + truth["failed"]).values())
+    assert _text_tools(root) == (sum(truth["own"].values()) + 19, failed) == _text_tools(whole)
