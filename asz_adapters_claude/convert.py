@@ -54,8 +54,8 @@ from __future__ import annotations
 
 import attrs
 
-from asz_core import (Part, past_bom, Record, Source, keys_twice, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part,
-                      nesting_depth)
+from asz_core import (NOT_UTF8_KEPT, Part, escape_not_utf8, not_utf8_reason, past_bom, Record, Source, keys_twice,
+                      settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part, nesting_depth)
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
 from .companions import companion_record
@@ -68,8 +68,6 @@ from .jsonspans import (
     canonical,
     line_bounds,
     decode_line,
-    not_utf8_reason,
-    escape_not_utf8,
     may_nest_too_deep,
     shallow_canonical,
 )
@@ -130,9 +128,6 @@ def _manifest(rec: Record, obj: Obj, source: Source) -> None:
 _KINDS = {"journal": _journal, "agent_meta": _sidecar, "workflow_manifest": _manifest}
 
 
-#: What the unknown part of a line that is not valid UTF-8, yet JSON once its bad bytes are escapes, adds to its reason.
-NOT_UTF8_KEPT = ("the record is described with U+FFFD in its text for each such byte (\\udcXX in its data), and "
-                 "this part holds the line's own bytes")
 
 
 def _fill(rec: Record, source: Source, raw: bytes) -> bool:

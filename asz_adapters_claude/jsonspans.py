@@ -20,7 +20,6 @@ __all__ = [
     "CANONICAL_MAX",
     "MAX_SOURCE_DEPTH",
     "REASON_NOT_JSON",
-    "escape_not_utf8",
     "REASON_NOT_OBJECT",
     "REASON_TOO_DEEP",
     "Obj",
@@ -29,7 +28,6 @@ __all__ = [
     "element_bytes",
     "line_bounds",
     "may_nest_too_deep",
-    "not_utf8_reason",
     "parse_line",
     "shallow_canonical",
 ]
@@ -230,67 +228,6 @@ def decode_line(raw: bytes) -> tuple[Any, str, bool]:
         return None, REASON_TOO_DEEP, False
     except (ValueError, UnicodeDecodeError):
         return None, REASON_NOT_JSON, False
-
-
-def not_utf8_reason(raw: bytes, src: str, line: int, off: int) -> str:
-    """``""`` when ``raw`` (line ``line`` of source file ``src``, starting at byte ``off`` of it) is valid UTF-8; else
-    the reason its record lands as an unknown part, naming the file, the line, the first bad byte (its offset in
-    the line and in the file) and the field whose string holds it (dotted keys, ``[i]`` for list items), e.g.
-    ``the record is not valid UTF-8: byte 0xe9 at offset 150 of line 2 of -p/s.jsonl (file offset 380), in field
-    message.content``. Only called for a line orjson refused, so a valid line costs nothing here."""
-    try:
-        raw.decode("utf-8")
-        return ""
-    except UnicodeDecodeError as exc:
-        at = exc.start
-    field = _field_of_bad_byte(raw)
-    return (f"the record is not valid UTF-8: byte 0x{raw[at]:02x} at offset {at} of line {line} of {src} (file offset "
-            f"{off + at})" + (f", in field {field}" if field else ", and is not valid JSON either" if field is None else ""))
-
-
-def escape_not_utf8(raw: bytes) -> bytes | None:
-    """``raw`` (a line that is not valid UTF-8) with each byte that is not UTF-8 written as the JSON escape of a lone
-    surrogate, ``\\udcXX`` for byte 0xXX (the shape Claude Code itself writes for such a file byte; field report 8),
-    when every such byte is inside a string and the result is JSON; else None. The record is described from it:
-    the surrogate rule then shows U+FFFD in text and keeps the escape in data (docs/adapters/claude-code.md)."""
-    if not _field_of_bad_byte(raw):  # None: not JSON either; "": a bad byte outside any string
-        return None
-    text = raw.decode("utf-8", "surrogateescape")
-    sub = "".join(f"\\u{ord(c):04x}" if "\udc80" <= c <= "\udcff" else c for c in text).encode("utf-8")
-    try:
-        loads_source(sub)
-    except (ValueError, RecursionError):
-        return None
-    return sub
-
-
-def _field_of_bad_byte(raw: bytes) -> str | None:
-    """The path of the first string (or key) holding a byte that is not UTF-8, ``""`` when none is found in a value
-    (the byte is outside any string), None when the line is not JSON with the bad bytes taken as they are."""
-    import json
-
-    try:
-        value = json.loads(raw.decode("utf-8", "surrogateescape"))  # each bad byte becomes U+DC80..U+DCFF
-    except (ValueError, RecursionError):
-        return None
-
-    def bad(s: str) -> bool:
-        return any("\udc80" <= c <= "\udcff" for c in s)
-
-    stack: list[tuple[str, Any]] = [("", value)]
-    while stack:
-        path, v = stack.pop()
-        if isinstance(v, str):
-            if bad(v):
-                return path or "(the whole line)"
-        elif isinstance(v, dict):
-            for k in v:
-                if bad(k):  # the name itself, its bad bytes written \\xHH
-                    return f"{path}.{k.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')}".lstrip(".") + " (its name)"
-            stack.extend((f"{path}.{k}".lstrip("."), c) for k, c in reversed(v.items()))
-        elif isinstance(v, list):
-            stack.extend((f"{path}[{i}]", c) for i, c in reversed(list(enumerate(v))))
-    return ""
 
 
 def may_nest_too_deep(raw: bytes, value: Any) -> bool:

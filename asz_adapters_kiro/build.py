@@ -14,10 +14,10 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, compact, keys_twice, member_part, member_source, settle_surrogates, source_sha, time_as_written, twice_dropped,
-                      unknown_part)
+from asz_core import (FLAGS, NOT_UTF8_KEPT, Dropped, Part, RawJSON, Record, compact, escape_not_utf8, keys_twice, member_part, member_source,
+                      not_utf8_reason, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part)
 
-from .spans import REASON_NOT_OBJECT, Node, parse, root_node
+from .spans import REASON_NOT_JSON, REASON_NOT_OBJECT, Node, parse, root_node
 
 __all__ = [
     "ANNOTATION_WHY",
@@ -246,10 +246,16 @@ def unknown_record(rec: Record, raw: bytes, reason: str) -> Record:
     return rec
 
 
-def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None]) -> Record:
-    """Parse ``raw``, run ``body`` on it, and fall back to one unknown part on any failure."""
+def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None], src: str = "") -> Record:
+    """Parse ``raw`` (line ``ord_`` of source ``src`` at byte ``off``), run ``body`` on it, and fall back to one unknown
+    part on any failure. A line that is not valid UTF-8 says where (:func:`asz_core.not_utf8_reason`) and, when its
+    bad bytes sit inside strings, is described from the line with each written ``\\udcXX`` (the surrogate rule shows
+    U+FFFD), its own bytes kept whole in a trailing unknown part (:data:`asz_core.NOT_UTF8_KEPT`; trial 50c F8: a
+    Latin-1 byte in a prompt landed the line as "not valid JSON", the prompt in no talk)."""
     rec = new_record(raw, ord_, off)
     value, reason = parse(raw)
+    if reason == REASON_NOT_JSON and (why := not_utf8_reason(raw, src, ord_, off)):
+        return _not_utf8(rec, raw, why, body, src)
     if reason:
         return unknown_record(rec, raw, reason)
     if not isinstance(value, dict):
@@ -264,6 +270,20 @@ def guard(raw: bytes, ord_: int, off: int, body: Callable[[Record, Node], None])
     except Exception as exc:  # never raise for input (Adapter.convert_line contract)
         return unknown_record(new_record(raw, ord_, off), raw, f"the kiro adapter failed on this record: {type(exc).__name__}")
     return rec
+
+
+def _not_utf8(rec: Record, raw: bytes, why: str, body: Callable[[Record, Node], None], src: str) -> Record:
+    """:func:`guard`'s record of a line that is not valid UTF-8 (``why`` says where): described from the escapes when
+    that describes it with no unknown part of its own (one cut from the escaped line would hold the escapes, not the
+    source bytes), else the whole line one unknown part; ``ord``, ``off``, ``bytes`` and ``sha`` stay the line's."""
+    sub = escape_not_utf8(raw)
+    if sub is not None:
+        got = guard(sub, rec.ord, rec.off, body, src)
+        if not any(p.k == "unknown" for p in got.parts):
+            got.sha, got.bytes = rec.sha, rec.bytes
+            got.parts.append(unknown_part(raw, f"{why}; {NOT_UTF8_KEPT}"))
+            return got
+    return unknown_record(rec, raw, why)
 
 
 def original_size(part: Part) -> int:

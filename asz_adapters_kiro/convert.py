@@ -73,7 +73,7 @@ def convert_line(source: Source, line: bytes, ord: int, off: int) -> Record:
     """
     path = getattr(source, "path", None)
     turn = Turn(TRACKER.before(path, off))
-    rec = guard(line, ord, off, lambda r, root: line_record(r, root, turn))
+    rec = guard(line, ord, off, lambda r, root: line_record(r, root, turn), getattr(source, "src", "") or "")
     TRACKER.after(path, off + len(line) + 1, (turn.after, turn.request))
     if turn.writes:
         _add_changes(rec, turn.writes, source)
@@ -99,7 +99,7 @@ def convert_document(source: Source, data: bytes) -> Record:
     broken into parts per history entry; 2.x and 3.x session metadata and
     other documents land whole as one data part. Never raises.
     """
-    rec = guard(data, 1, 0, document_record)
+    rec = guard(data, 1, 0, document_record, getattr(source, "src", "") or "")
     if "external_input" in rec.flags and not rec.cwd:  # a Kiro IDE session JSON: its directory names the workspace
         rec.cwd = workspace_of(getattr(source, "src", "") or "")
     return rec

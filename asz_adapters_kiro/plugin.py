@@ -41,6 +41,7 @@ _LANDED_WITHOUT = (
     ((0, 6, 0), "a time that does not read (a 3.x timestamp that is no string, a 2.x meta.timestamp or an IDE startTime "
                 "that is no count in range, a metadata document's updated_at that is no time) as Kiro wrote it (it "
                 "landed no time and said nothing: trial 30a F8)"),
+    ((0, 7, 0), "a line holding bytes that are not valid UTF-8 described, its text read with U+FFFD (it landed such a line whole as one unknown part said not valid JSON, its prompt or reply in no talk: trial 50c F8)"),
 )
 
 
@@ -61,8 +62,9 @@ class KiroAdapter(Adapter):
     # 0.5.0 (trial 29c): a call Kiro classifies as an edit or delete gets its changes/1 record (changes.v3_write), a
     # call keeps Kiro's classification (build.Build.kept), session_start is the system prompt, approvals and context
     # usage are notices (lines.notice_text); 0.6.0 (trial 30a F8, session 32): a time that does not read lands as Kiro
-    # wrote it, said by asz collect (build.node_time)
-    version = "0.6.0"
+    # wrote it, said by asz collect (build.node_time); 0.7.0 (trial 50c F8, session 50): a line that is not valid UTF-8
+    # is described from its bad bytes as escapes, its own bytes kept in a trailing unknown part (build.guard)
+    version = "0.7.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "agent_meta")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=False, children=True, media=True, snapshots=True)

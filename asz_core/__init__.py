@@ -80,6 +80,8 @@ _LAZY = {
     **dict.fromkeys(("loads_source", "settle_surrogates"), "asz_core.sessiondata.surrogates"),
     # a UTF-8 byte order mark before a line's JSON, read past and listed under dropped (trial 49c F5)
     **dict.fromkeys(("BOM", "BOM_WHAT", "BOM_WHY", "BOM_WHY_LINE", "past_bom"), "asz_core.sessiondata.bom"),
+    # a line that is not valid UTF-8: where, and described from its bad bytes as escapes (trial 50c F8)
+    **dict.fromkeys(("NOT_UTF8_KEPT", "not_utf8_reason", "escape_not_utf8"), "asz_core.sessiondata.not_utf8"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
     "ProviderSession": ("asz_core.sessiondata.providerbody", "Session"),
@@ -174,6 +176,9 @@ __all__ = [
     "BOM_WHY",
     "BOM_WHY_LINE",
     "past_bom",
+    "NOT_UTF8_KEPT",
+    "not_utf8_reason",
+    "escape_not_utf8",
     "BodyError",
     "BodyMeta",
     "MissingReference",

@@ -38,7 +38,8 @@ def v3(payload: dict, **top) -> bytes:
         (b'["x"]', "the record is JSON but not an object"),
         (b"12", "the record is JSON but not an object"),
         (b'{"a":1}', "a line that is neither a Kiro CLI 3.x message nor a 2.x log entry"),
-        (b"\xff\xfe{", "the record is not valid JSON"),
+        (b"\xff\xfe{", "the record is not valid UTF-8: byte 0xff at offset 0 of line 3 of x.jsonl (file offset 10), and is "
+                       "not valid JSON either"),  # where, as the Claude Code adapter says it (trial 50c F8)
         (b"[" * 300 + b"]" * 300, "the record is not valid JSON"),
     ],
 )

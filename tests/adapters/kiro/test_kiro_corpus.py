@@ -173,7 +173,7 @@ def test_the_collector_lands_and_verifies_the_corpus(home: Path, tmp_path: Path)
     src = next(s for s in adapter.discover(home).sources if s.session == V3_SESSION and s.kind == "transcript")
     landed = sorted((root / V3_SESSION / "streams" / "main").glob("transcript-*.sd"))
     header, recs, _ = read_file(landed[0])
-    assert header.dialect == "kiro/1" and header.adapter == "kiro/0.6.0" and header.src == src.src
+    assert header.dialect == "kiro/1" and header.adapter == "kiro/0.7.0" and header.src == src.src
     assert [(r.ord, r.off, r.sha, r.bytes) for r in recs] == [(r.ord, r.off, r.sha, r.bytes) for *_, r in _records(adapter, src)]
 
 

@@ -41,7 +41,7 @@ def test_other_dialects_are_refused() -> None:
 def test_registration() -> None:
     assert asz_register_adapters() == [KiroAdapter]
     a = KiroAdapter()
-    assert (a.name, a.version, a.identity, a.dialects) == ("kiro", "0.6.0", "kiro/0.6.0", ("kiro/1",))
+    assert (a.name, a.version, a.identity, a.dialects) == ("kiro", "0.7.0", "kiro/0.7.0", ("kiro/1",))
     assert set(a.kinds) == {"transcript", "agent_meta"}
     eps = {ep.name: ep.value for ep in entry_points(group="asz")}
     assert eps.get("kiro") == "asz_adapters_kiro.plugin"
@@ -49,9 +49,10 @@ def test_registration() -> None:
 
 def test_a_file_landed_by_0_5_0_is_said_to_have_landed_unread_times_as_none() -> None:
     """0.6.0 keeps a time that does not read as Kiro wrote it (trial 30a F8, session 32): a file landed by 0.5.0 says
-    it landed none (``asz conversation``'s ``landed by kiro/0.5.0`` line), one landed by 0.6.0 says nothing."""
+    it landed none (``asz conversation``'s ``landed by kiro/0.5.0`` line), one landed by 0.6.0 says only 0.7.0's (below), one by 0.7.0 nothing."""
     a = KiroAdapter()
     said = a.landed_without("kiro/1", "kiro/0.5.0")
-    assert len(said) == 1 and "does not read" in said[0] and "landed no time" in said[0], said
-    assert a.landed_without("kiro/1", "kiro/0.4.0")[-1] == said[0]
-    assert a.landed_without("kiro/1", "kiro/0.6.0") == []
+    assert len(said) == 2 and "does not read" in said[0] and "landed no time" in said[0], said
+    assert a.landed_without("kiro/1", "kiro/0.4.0")[-2] == said[0]
+    assert a.landed_without("kiro/1", "kiro/0.6.0") == [said[1]]  # 0.7.0: a line not valid UTF-8 described
+    assert "not valid UTF-8" in said[1] and a.landed_without("kiro/1", "kiro/0.7.0") == []

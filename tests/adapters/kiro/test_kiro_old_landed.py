@@ -119,4 +119,5 @@ def test_asz_conversation_says_what_kiro_0_1_0_did_not_keep(old_root):
         "last rewrite of the document, a retitle or a reopen: trial 29c, F10)",
         "a time that does not read (a 3.x timestamp that is no string, a 2.x meta.timestamp or an IDE startTime that "
         "is no count in range, a metadata document's updated_at that is no time) as Kiro wrote it (it landed no time "
-        "and said nothing: trial 30a F8)"]  # session 32: 0.6.0
+        "and said nothing: trial 30a F8)",  # session 32: 0.6.0
+        "a line holding bytes that are not valid UTF-8 described, its text read with U+FFFD (it landed such a line whole as one unknown part said not valid JSON, its prompt or reply in no talk: trial 50c F8)"]  # session 50: 0.7.0
