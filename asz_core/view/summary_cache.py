@@ -191,14 +191,14 @@ def chosen_now() -> bool:
 
 def _kept_off() -> bool:
     """Whether nothing kept is read or written now: while a copy's own masking is made again (:func:`chosen_now`: what
-    is kept was masked with this asz's forms), or a copy of render 44 or before is drawn again, which counts no relayed
-    sub-agent call (:data:`~asz_core.view.usage_relayed.UNCOUNTED_BEFORE`), or one of render 52 or before, whose problem
-    line says none of their tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNSAID`), or one of render 53 or
-    before, which counts none of those tool calls (:data:`~asz_core.view.usage_relayed.TOOLS_UNCOUNTED`; fix49a: a
-    summary counted the old way was kept and read back, or a kept one read where the old way was asked)."""
-    mod = sys.modules.get("asz_core.view.usage_relayed")
-    return chosen_now() or any(flag is not None and flag.get() for flag in (getattr(mod, "UNCOUNTED_BEFORE", None), getattr(mod, "TOOLS_UNSAID", None),
-                                                               getattr(mod, "TOOLS_UNCOUNTED", None)))
+    is kept was masked with this asz's forms), or while a copy of an earlier render is drawn again
+    (:func:`~asz_core.reading.export_render.drawn` below its ``RENDER``): what is kept was counted by this asz's rules,
+    which a render before may not have followed (render 44 and before count no relayed sub-agent call, 52 and before say
+    none of their tool calls, 53 and before count none of those: fix49a, fix50a). One rule for every render, so a rule a
+    later render adds needs no flag here (reread49: ``OBJECTLESS_COUNTED`` had none). Read through ``sys.modules``: a
+    process that never drew a copy has not imported it, and nothing is older then."""
+    render = sys.modules.get("asz_core.reading.export_render")
+    return chosen_now() or (render is not None and render.drawn() < render.RENDER)
 
 
 def hide_key(hide: Sequence[str]) -> str:
