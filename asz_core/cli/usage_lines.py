@@ -93,13 +93,22 @@ def continues_lines(rows: list[dict], shown: Callable[[str], str] = str) -> list
     """The session view's line per row of a conversation that continues another (its ``continues``:
     :func:`~asz_core.view.usage_continues.continued_rows`): its file opens by repeating that conversation's records,
     whose model calls are counted in that conversation's row, so its own row counts its own calls only (trial 48a F5:
-    9f769560 read 80 calls, its file holding 160, and nothing said why)."""
+    9f769560 read 80 calls, its file holding 160, and nothing said why); of one repeating calls counted in two rows or
+    more (a resume of a resume), each of those rows with its count (``counted_in``; trial 50a F3)."""
     out = []
     for r in rows:
         if isinstance(c := r.get("continues"), dict) and c.get("calls") != 0:  # 0: its row counts all its file holds
-            n = c.get("calls")
-            said = f"the {n:,} model call(s) of its file that repeat {shown(c['conversation'])}'s" if isinstance(n, int) \
-                else f"the model calls of its file that repeat {shown(c['conversation'])}'s"
-            out.append(f"{shown(r['conversation'])} continues {shown(c['conversation'])}: {said} are counted in that "
+            n, where = c.get("calls"), c.get("counted_in") or []
+            if len(where) > 1:  # a resume of a resume: each row with its count (trial 50a F3)
+                named = " and ".join(shown(w["conversation"]) for w in where)
+                out.append(f"{shown(r['conversation'])} continues {named}: the {n:,} model call(s) of its file that "
+                           "repeat theirs are counted in their rows, " + " and ".join(
+                               f"{shown(w['conversation'])} ({w['calls']:,})" for w in where)
+                           + f"; its own row counts its own {r['calls']:,} (--json: the row's continues)")
+                continue
+            there = shown(where[0]["conversation"] if where else c["conversation"])
+            said = f"the {n:,} model call(s) of its file that repeat {there}'s" if isinstance(n, int) \
+                else f"the model calls of its file that repeat {there}'s"
+            out.append(f"{shown(r['conversation'])} continues {there}: {said} are counted in that "
                        f"conversation's row; its own row counts its own {r['calls']:,} (--json: the row's continues)")
     return out

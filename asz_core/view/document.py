@@ -37,7 +37,7 @@ from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
 from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_kept, relayed_within
-from .usage_continues import repeated_calls, repeated_models
+from .usage_continues import repeated_calls, repeated_in, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
 
@@ -132,10 +132,12 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys(keyed=True)  # where, with what and of what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
+        places["repeated_in"] = repeated_in(v.sess.records, v.links.evidence, v.counted_calls())  # each row's (50a F3)
         places["repeated_calls"] = repeated_calls(v.sess.records, v.links.evidence, v.counted_calls())  # 48a F5
     elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
         places["continues"] = min(earlier.values())
         places["repeated_calls"] = (summary["counted_there"] if summary is not None else counted_there_key(v))["calls"]
+        places["repeated_in"] = _there_in(v, earlier)
     if there_split(v.there, v.links)[1]:  # calls drawn here that go on in a later session, counted there (trial 33a F1)
         places["counted_later"] = summary["counted_later"] if summary is not None else counted_later_key(v)
     if errors := (summary["kinds"].get("error.api", 0) if summary is not None else v.api_errors()):
@@ -535,6 +537,16 @@ def counted_there_key(v: DocumentView) -> dict:
     nodes = sorted(there)
     return {"continues": min(there.values()), "calls": sum(1 for _ in provider_calls(v.call_usage[k] for k in nodes)),
             "nodes": nodes}
+
+
+def _there_in(v: DocumentView, there: dict[str, str]) -> dict[str, list[str]]:
+    """The provider calls among ``there`` (``llm.call`` node id -> the earlier session counting it: a receiving root's,
+    :func:`counted_there_key`) per session, by id, each by its root-wide key, as
+    :func:`~asz_core.view.usage_continues.repeated_in` gives them."""
+    by: dict[str, list[str]] = {}
+    for k, session in there.items():
+        by.setdefault(session, []).append(k)
+    return {s: sorted(call_key(c) for c in provider_calls(v.call_usage[k] for k in nodes)) for s, nodes in sorted(by.items())}
 
 
 def counted_later_key(v: DocumentView) -> dict:

@@ -114,9 +114,9 @@ __all__ = ["DB_NAME", "SCHEMA_VERSION", "TABLES", "removed_files", "seal", "HELD
 #: undescribed records that could hold calls, trial 49b F5; relayed-tools: that problem line also says the tool calls
 #: the copies hold, in no tool count, and an entry keeps each relayed call's agent and tool calls (``places``
 #: ``relayed``) so asz usage says the line of the calls its filters keep, trial 49d F1 and 49a F3; relayed-tools-counted:
-#: those tool calls are tool steps, counted in the row's tools and failures, fix50a), so no entry counted the old way
-#: is used.
-_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object+relayed-tools+relayed-tools-counted"
+#: those tool calls are tool steps, counted in the row's tools and failures, fix50a; repeated-in: a resumed copy's entry
+#: keeps its repeated calls' keys per conversation, trial 50a F3), so no entry counted the old way is used.
+_COUNTING = "1h+long-context+state+not-derived+titles+leaf+incomplete+calls+negative+every-call+prompts+unverified-model+problems+listed-problems+command-titles+synthetic+credits+credits-at+outside-calls+rate+undescribed+rate-checked+removed+continues+turn-placed+shares+unnamed-request+read-today+unnamed-chained+grouped+usd-exact+api-errors+twice+counted-there+calls-failed+chain-in-memory+cut+untimed+failed-runs+sidechain+going-on+credits-there+same-model+renamed+call-keys+credits-keys+undescribed-named+data-taken+undescribed-counts+blank-lines+named+hour-capped+replays-folded+hour-capped-compiled+relayed+repeated-counted+relayed-counted+no-object+relayed-tools+relayed-tools-counted+repeated-in"
 #: The modules (under ``asz_core/view``) whose code makes a row's title and a talk's label: their source is hashed into
 #: every fingerprint (:func:`code_mark`), so an entry made by an asz whose title or label code differed, a development
 #: build of the same version included, is never read. The rule: code that decides a title or a label lives in one of

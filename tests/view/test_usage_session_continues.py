@@ -22,21 +22,21 @@ A = "b25638d7-b104-4f06-a797-70ac33d069ed"
 B = "0b0b0b0b-0000-4000-8000-00000000004f"  # the resumed copy
 
 
-def _own(r: dict) -> dict:
-    """``r`` (a source line of A) as B's own: new uuids, message, request and tool ids, a day later."""
-    text = json.dumps(r).replace("toolu_", "toolu_r")
+def _own(r: dict, sid: str = B, tag: str = "r", days: int = 1) -> dict:
+    """``r`` (a source line of A) as ``sid``'s own: new uuids, message, request and tool ids (``tag``), ``days`` later."""
+    text = json.dumps(r).replace("toolu_", f"toolu_{tag}")
     r = json.loads(text)
     for k in ("uuid", "parentUuid"):
         if r.get(k):
-            r[k] = str(uuid.uuid5(uuid.NAMESPACE_URL, "48a-f5:" + r[k]))
+            r[k] = str(uuid.uuid5(uuid.NAMESPACE_URL, ("48a-f5:" if tag == "r" else f"{tag}:") + r[k]))
     if isinstance(m := r.get("message"), dict) and m.get("id"):
-        m["id"] += "_r"
+        m["id"] += f"_{tag}"
     if r.get("requestId"):
-        r["requestId"] += "_r"
+        r["requestId"] += f"_{tag}"
     if r.get("timestamp"):
-        t = dt.datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")) + dt.timedelta(days=1)
+        t = dt.datetime.fromisoformat(r["timestamp"].replace("Z", "+00:00")) + dt.timedelta(days=days)
         r["timestamp"] = t.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
-    return dict(r, sessionId=B)
+    return dict(r, sessionId=sid)
 
 
 def _calls(lines: list[dict]) -> set:
@@ -63,7 +63,8 @@ def test_a_resumed_conversations_row_says_where_its_repeated_calls_are_counted(c
     rows = {r["conversation"]: r for r in json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC",
                                                                     "--root", root).stdout)}
     assert (rows[A]["calls"], rows[B]["calls"]) == (len(repeated), len(own))
-    assert rows[B]["continues"] == {"conversation": A, "calls": len(repeated)}
+    assert rows[B]["continues"] == {"conversation": A, "calls": len(repeated),
+                                    "counted_in": [{"conversation": A, "calls": len(repeated)}]}
     assert "continues" not in rows[A]
     assert set(rows[B]["usage"]) >= {"in", "out", "cache_read", "cache_write"}  # issue 17's keys kept
     text = asz_in_process("usage", "session", "--tz", "UTC", "--root", root).stdout.splitlines()
@@ -71,6 +72,39 @@ def test_a_resumed_conversations_row_says_where_its_repeated_calls_are_counted(c
             f"in that conversation's row; its own row counts its own {len(own)} (--json: the row's continues)") in text
     # another view says nothing of it: its rows are days, not conversations
     assert not any(" continues " in line for line in asz_in_process("usage", "--tz", "UTC", "--root", root).stdout.splitlines())
+
+
+def test_a_resume_of_a_resume_names_each_row_its_repeated_calls_are_counted_in(corpus_dir, tmp_path: Path):
+    """Trial 50a F3: 0a5a7102 resumes 95e490c1, which resumes 1ef72a71; the line said its 30 repeated calls were counted
+    in 1ef72a71's row and ``continues`` named that one alone, where 15 are in each. Here B resumes A (A's lines, then its
+    own) and C resumes B (B's whole file, then its own): C's row names A and B, each with its count from the lines."""
+    f = corpus_dir / "claude-code" / "projects" / PROJECT / f"{A}.jsonl"
+    if not f.is_file():
+        pytest.skip(f"{f} is absent")
+    c_id = "0c0c0c0c-0000-4000-8000-0000000050f3"
+    a = [json.loads(x) for x in f.read_bytes().splitlines() if x.strip()]
+    b_own = [_own(r) for r in a]
+    b = [dict(r, sessionId=B) if "sessionId" in r else r for r in a] + b_own
+    c_own = [_own(r, c_id, "c", 2) for r in a]
+    c = [dict(r, sessionId=c_id) if "sessionId" in r else r for r in b] + c_own
+    proj = tmp_path / "projects" / PROJECT
+    proj.mkdir(parents=True)
+    for sid, lines in ((A, a), (B, b), (c_id, c)):
+        (proj / f"{sid}.jsonl").write_text("".join(json.dumps(r) + "\n" for r in lines))
+    root = str(tmp_path / "root")
+    assert asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root).returncode == 0
+    in_a, in_b_own, in_c_own = _calls(a), _calls(b_own), _calls(c_own)
+    assert (len(in_a), len(in_b_own), len(in_c_own), len(_calls(c))) == (18, 18, 18, 54)
+    rows = {r["conversation"]: r for r in json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC",
+                                                                    "--root", root).stdout)}
+    assert [rows[x]["calls"] for x in (A, B, c_id)] == [len(in_a), len(in_b_own), len(in_c_own)]
+    assert rows[c_id]["continues"]["calls"] == len(in_a) + len(in_b_own)
+    assert rows[c_id]["continues"]["counted_in"] == [{"conversation": B, "calls": len(in_b_own)},  # by id
+                                                     {"conversation": A, "calls": len(in_a)}]
+    text = asz_in_process("usage", "session", "--tz", "UTC", "--root", root).stdout.splitlines()
+    assert (f"{c_id[:8]} continues {B[:8]} and {A[:8]}: the {len(in_a) + len(in_b_own)} model call(s) of its file that "
+            f"repeat theirs are counted in their rows, {B[:8]} ({len(in_b_own)}) and {A[:8]} ({len(in_a)}); its own "
+            f"row counts its own {len(in_c_own)} (--json: the row's continues)") in text
 
 
 def test_a_claude_code_folder_name_given_as_project_says_how_asz_names_projects(corpus_dir, tmp_path: Path):
@@ -130,6 +164,6 @@ def test_a_copy_holding_the_last_line_of_a_call_it_repeats_counts_it_and_says_no
     rows = {r["conversation"]: r for r in json.loads(asz_in_process("usage", "session", "--json", "--tz", "UTC",
                                                                     "--root", root).stdout)}
     assert rows[b_id]["calls"] == len(_calls(b)) == 2 and rows[b_id]["usage"]["out"] == 500 + 60
-    assert rows[b_id]["continues"] == {"conversation": a_id, "calls": 0}
+    assert rows[b_id]["continues"] == {"conversation": a_id, "calls": 0}  # none counted there: no counted_in
     text = asz_in_process("usage", "session", "--tz", "UTC", "--root", root).stdout
     assert " continues " not in text
