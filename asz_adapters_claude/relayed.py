@@ -62,9 +62,10 @@ def _tool_uses(content: Any) -> list[list]:
 
 def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
     """The results of a sub-agent's tool calls a landed ``progress`` record of Claude Code copies (the sub-agent's own
-    ``user`` line, ``data.message``, holding ``tool_result`` blocks; fix50a): ``[{"tool", "failed", "text"}]``
+    ``user`` line, ``data.message``, holding ``tool_result`` blocks; fix50a): ``[{"tool", "failed", "text", "by"}]``
     (``tool`` the block's ``tool_use_id``, ``failed`` its ``is_error`` when a bool, else None: the runtime said
-    nothing, ``text`` its content's text: a string as it stands, a list's text blocks joined by a line break); None
+    nothing, ``text`` its content's text: a string as it stands, a list's text blocks joined by a line break, ``by``
+    the record's ``parentToolUseID``, the tool call that started the sub-agent, or ''); None
     for any other record, and one holding no such block. Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
@@ -81,7 +82,8 @@ def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
             c, failed = b.get("content"), b.get("is_error")
             text = c if isinstance(c, str) else "\n".join(x["text"] for x in c if isinstance(x, dict) and isinstance(x.get("text"), str)) \
                 if isinstance(c, list) else ""
-            out.append({"tool": b["tool_use_id"], "failed": failed if isinstance(failed, bool) else None, "text": text})
+            out.append({"tool": b["tool_use_id"], "failed": failed if isinstance(failed, bool) else None, "text": text,
+                        "by": by if isinstance(by := line.get("parentToolUseID"), str) else ""})
     return out or None
 
 

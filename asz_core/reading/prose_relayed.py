@@ -29,12 +29,13 @@ def relayed_tool_ids(doc: Optional[dict]) -> frozenset[str]:
                      and "/" in n["id"] and (n.get("attrs") or {}).get("usage_from") == RELAYED_FROM)
 
 
-def relayed_parts(rec: dict, dialect: str, tools: frozenset[str]) -> list[dict]:
+def relayed_parts(rec: dict, dialect: str, tools: frozenset[str] | None) -> list[dict]:
     """``call`` parts (``{"k", "id", "name", "data"}``: the copied input) and ``result`` parts (``{"k", "of", "text",
-    "failed"}``) of the tool calls among ``tools`` (:func:`relayed_tool_ids`) a record naming no call copies (its
-    adapter's ``relayed_calls`` and ``relayed_results``); ``[]`` for any other record."""
+    "failed"}``) of the tool calls among ``tools`` (:func:`relayed_tool_ids`; None: every one) a record naming no call
+    copies (its adapter's ``relayed_calls`` and ``relayed_results``), each with ``by``, the tool call that started the
+    sub-agent ('' when not named); ``[]`` for any other record."""
     parts = rec.get("parts")
-    if not tools or rec.get("call") or not dialect or not isinstance(parts, list) or len(parts) != 1:
+    if tools is not None and not tools or rec.get("call") or not dialect or not isinstance(parts, list) or len(parts) != 1:
         return []
     from ..view.titles import ask_adapter
 
@@ -42,12 +43,13 @@ def relayed_parts(rec: dict, dialect: str, tools: frozenset[str]) -> list[dict]:
     got = ask_adapter(dialect, "relayed_calls", [rec])
     for _row, c in got if isinstance(got, list) else ():
         for t in c.get("tools") or () if isinstance(c, dict) else ():
-            if t[0] in tools:
-                out.append({"k": "call", "id": t[0], "name": t[1], **({"data": t[2]} if len(t) > 2 and t[2] is not None else {})})
+            if tools is None or t[0] in tools:
+                out.append({"k": "call", "id": t[0], "name": t[1], **({"data": t[2]} if len(t) > 2 and t[2] is not None else {}),
+                            "by": c.get("tool") or ""})
     got = ask_adapter(dialect, "relayed_results", [rec])
     for _row, results in got if isinstance(got, list) else ():
         for r in results if isinstance(results, list) else ():
-            if isinstance(r, dict) and r.get("tool") in tools:
+            if isinstance(r, dict) and isinstance(r.get("tool"), str) and (tools is None or r["tool"] in tools):
                 out.append({"k": "result", "of": r["tool"], "text": str(r.get("text") or ""),
-                            **({"failed": r["failed"]} if isinstance(r.get("failed"), bool) else {})})
+                            **({"failed": r["failed"]} if isinstance(r.get("failed"), bool) else {}), "by": r.get("by") or ""})
     return out

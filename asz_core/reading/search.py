@@ -20,8 +20,9 @@ summary       a ``text`` part of a compaction summary (flag ``reset_summary``, a
 notice        a ``data`` part a ``control.notice`` or ``epoch.boundary`` step cites (a runtime's notice such as
               Claude Code's ``away_summary`` recap; "Conversation compacted"), as JSON
 thinking      a ``reasoning`` part
-tool_input    a ``call`` part: the tool's name and its input as JSON
-tool_result   a ``result`` part: its text, else its data as JSON
+tool_input    a ``call`` part: the tool's name and its input as JSON (a sub-agent's tool call read from the copy of it
+              in its parent's file when its own file did not land: :mod:`~asz_core.reading.search_relayed`)
+tool_result   a ``result`` part: its text, else its data as JSON (the same for a copied result)
 label         a record's ``label`` (a name the runtime gave: Claude Code's ``ai-title`` and ``summary`` texts, Kiro's
               session title, a child's description), once per conversation and label, at the first record carrying
               it (:func:`~asz_core.reading.search_hits.label_index`; trial 32b F4); a skeleton's are not read
@@ -77,6 +78,7 @@ from .search_gaps import UNREAD, changed, gaps, known_prints, said_beside, missi
 from .search_place import INDEX_PATH, REINDEX_REMEDY, not_built_line, elsewhere, first_note, index_file, open_to_write, is_damaged, older_indexes_removed, other_indexes, other_indexes_note, unwritable
 from .search_labels import document_title, label_flags, label_row, withheld_by
 from .search_copies import copies_kept, replay_rows, written_again
+from .search_relayed import relayed_rows
 from .search_hits import (INDEX_DIFFERS, HitCheck, repeated, with_senders, conv_where, held_in, hit_dicts, left_out_by, part_index, query_where, snippet_of, stoppable,
                           stopped, stored_text, timeless_left_out)
 from .search_text import KINDS, MARK_END, MARK_START, QueryError, fts_query, has_cjk, iter_kinds, query_terms
@@ -228,6 +230,8 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             prompt = _part_rows(held if copy else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
                                 cites, talk_of)
             label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
+            if header is not None and ln.kind == "transcript" and len(rec.get("parts") or ()) == 1:  # copied tool calls (fix50a)
+                relayed_rows(held if copy else out, rec, header.dialect, (conversation, ln.seq, rel, row, flags, repeats, at), fold.nodes, talk_of)
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it

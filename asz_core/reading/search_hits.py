@@ -232,8 +232,10 @@ class HitCheck:
             return (x := label_index(rec, given=given_label(rec, self._dialect(file)))) is not None and x[2] == got[0]
         if not isinstance(rec.get("parts"), list):
             return False
+        from .search_relayed import copied_parts  # a sub-agent's tool call copied into its parent's file (fix50a)
+
         step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
-        for p in rec["parts"]:
+        for p in [*rec["parts"], *copied_parts(rec, self._dialect(file))] if r[5] in ("tool_input", "tool_result") else rec["parts"]:
             x = part_index(rec, p, step) if isinstance(p, dict) else None
             if x is not None and x[0] == r[5] and x[2] == got[0]:
                 if r[5] == "undescribed":

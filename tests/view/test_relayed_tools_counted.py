@@ -196,3 +196,25 @@ def test_the_text_form_draws_them_as_the_whole_conversation_does(alone, whole, t
     root, _main = alone
     failed = sum((truth["own_failed"] + truth["failed"]).values())
     assert _text_tools(root) == (sum(truth["own"].values()) + 19, failed) == _text_tools(whole)
+
+
+def _hits(root: Path, query: str, home: Path) -> list[dict]:
+    from cli_helpers import asz_in_process
+
+    p = asz_in_process("search", query, "--json", "--root", str(root), env={"HOME": str(home)})
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def test_search_finds_their_inputs_and_results_once(alone, whole, truth, tmp_path):
+    """Each relayed tool call's input is found as ``tool_input`` of its step, and a failed one's result as
+    ``tool_result``; with the sub-agent's own file the same step is found once, from that file."""
+    root, main = alone
+    (tid, u), = [(t, u) for t, u in truth["uses"].items() if u["name"] == "Glob"]
+    query = " ".join(f'"{w}"' for w in u["input"]["pattern"].replace("*", " ").replace("/", " ").replace(".", " ").split())
+    failed = [t for t, r in truth["results"].items() if r["is_error"] and "EISDIR" in r["text"]]
+    assert len(failed) == 1 and query
+    for r, copied in ((root, True), (whole, False)):
+        for q, step, kind in ((query, tid, "tool_input"), ("EISDIR", failed[0], "tool_result")):
+            got = [h for h in _hits(r, q, tmp_path) if h["step"] == f"tool/{step}" and h["kind"] == kind]
+            assert len(got) == 1 and ("/streams/main/" in got[0]["file"]) is copied, (r, q, got)
