@@ -45,6 +45,7 @@ from .export_calls import NOTICE_LINE, RECORD_DATA, calls_html, spawned_links, t
 from .export_render import ARCHIVE_RENDER, CUT_SAID_RENDER, LINKS_RENDER, ORPHAN_RENDER, PRINT_CSS, TOOLS_CSS, drawn, drawn_style
 from .export_steps import LOST, media_line, Step, part_marker, steps, talk_heading, unverified_files, unverified_marker
 from .export_talk import talk_markdown
+from .head_said import when_slot
 from ..view.zone import local_text, zone_name
 from .export_nav import navigated
 from .export_links import html_linked, md_linked
@@ -528,8 +529,8 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                        + back.get(talk["id"], ""))
         if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
             st = t["prompt"]
-            out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b> · "
-                       f"{e(step_when(st))} · <span class=\"id\">{e(st['id'])}</span></div>{rendered(st['text'])}</div>")
+            out.append(f"<div class=\"step person\" id=\"{e(st['id'])}\"><div class=\"meta\"><b>{e(st['who'])}</b>"
+                       f"{when_slot(st, e)} · <span class=\"id\">{e(st['id'])}</span></div>{rendered(st['text'])}</div>")
         for st in t["steps"]:
             sid = e(st["id"])
             out += [made] if (made := calls_html(st, prices, e)) else []  # trial 41c F4
@@ -545,7 +546,7 @@ def to_html(root: str | os.PathLike, doc: dict, *, thinking: bool = False, index
                 continue
             cls = "person" if st.get("asked") else {"message.external": "person", "message.assistant": "assistant",
                                                     "thinking": "thinking", "epoch.summary": "summary"}.get(st["kind"], "other")
-            head = f"<div class=\"meta\"><b>{e(st['who'])}</b> · {e(step_when(st))} · <span class=\"id\">{sid}</span></div>"
+            head = f"<div class=\"meta\"><b>{e(st['who'])}</b>{when_slot(st, e)} · <span class=\"id\">{sid}</span></div>"
             if st["withheld"]:
                 out.append(f"<div class=\"step withheld\" id=\"{sid}\">{head}<p>(withheld: {st['withheld']} bytes)</p></div>")
             elif st.get("same_as"):

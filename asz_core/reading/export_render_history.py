@@ -333,4 +333,11 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   and the problem line says them ``counted as tool calls under their model calls`` (fix50a, trial 49d F1's follow-up;
   :data:`~asz_core.view.usage_relayed.TOOLS_COUNTED_RENDER`, :data:`~asz_core.view.usage_relayed.TOOLS_UNCOUNTED`). A
   copy of render 53 or before is made again as it was drawn.
+- render 55: the audit header (``--audit``'s and the text form's) names the conversation's ``runtime`` after its
+  ``project`` (``runtime: kiro``) and counts its tool calls after ``errors`` (``tool_calls: made 3, failed 2, refused
+  0``), where render 54 named no runtime and said ``errors: none`` alone while two tool calls had failed (trial 50c F2,
+  F4); a step with no time (a Kiro CLI 2.x reply) reads ``**Assistant** · `msg/1/14:0``` in md (html the same), where
+  render 54 drew an empty slot, ``**Assistant** ·  · `msg/1/14:0``` (trial 50c F6; :mod:`~asz_core.reading.head_said`,
+  :data:`~asz_core.reading.export_render.HEAD_SAID_RENDER`). A copy of render 54 or before is made again as it was
+  drawn.
 """

@@ -9,6 +9,7 @@ from .export_blocks import fence, markdown_blocks, said_md, tool_markdown
 from .export_calls import RECORD_DATA, calls_md, one_line_notice, record_folded
 from .export_refusals import tool_mark
 from .export_steps import media_line
+from .head_said import when_slot
 from .termtext import md_line, md_visible
 
 __all__ = ["MARK", "talk_markdown"]
@@ -33,7 +34,7 @@ def talk_markdown(t: dict, heading: str, prices=None, mark: str = "") -> list[st
         lines += ["", f"*{when_text(talk_start(talk))}* · `{talk['id']}`{sidechain_talk_said(talk)}{t.get('replay_said', '')}"]
     if t["prompt"]:  # what a sub-agent was asked (trial 16b, F15)
         st = t["prompt"]
-        lines += ["", marked(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", st["id"]), "",
+        lines += ["", marked(f"**{md_visible(st['who'])}**{when_slot(st, md_visible)} · `{st['id']}`", st["id"]), "",
                   said_md(st["text"])]
     for st in t["steps"]:
         # each model call's tokens (trial 41c F4), a line ending in its id's code span, and a blank line
@@ -45,7 +46,7 @@ def talk_markdown(t: dict, heading: str, prices=None, mark: str = "") -> list[st
             lines += tool_markdown(st)
             lines += [x for m in st.get("media") or () for x in ("", media_line(m))]
             continue
-        lines.append(marked(f"**{md_visible(st['who'])}** · {md_visible(step_when(st))} · `{st['id']}`", st["id"]))
+        lines.append(marked(f"**{md_visible(st['who'])}**{when_slot(st, md_visible)} · `{st['id']}`", st["id"]))
         lines.append("")
         if folded := record_folded(st):  # its record's JSON, one line (trial 41c F8)
             lines.append(folded)

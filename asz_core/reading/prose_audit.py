@@ -62,6 +62,7 @@ from ..view.usage_report import ms_in_window
 from .audit_errors import ERROR_BYTES, ERROR_KINDS, drawing_errors, late_results_drawn, error_kinds, error_line, error_text, error_words, result_error
 from .export_render import SUBAGENT_RENDER, drawn, notices_read
 from .export_tools import gist_pairs
+from .head_said import head_said
 from .export_steps import UNREAD_MARK, media_line, part_marker
 from .prose_relayed import relayed_parts
 from .prose_times import instant, mark_in_range, place_by_turns, place_timeless, placed, record_of, timed, turn_at
@@ -569,8 +570,6 @@ def masked_lines(lines: list[dict], mask) -> list[str]:
 TEXT = frozenset({"text", "error"})
 
 
-
-
 def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], problems: list[str],
                 left_out: dict) -> dict:
     """The line before a conversation's turns: ``kind`` ``conversation``, ``conversation``, ``title``, ``project``,
@@ -592,8 +591,8 @@ def header_line(conversation: str, row: Optional[dict], lines: Sequence[dict], p
         counts[line["kind"]] = counts.get(line["kind"], 0) + 1
     said = [*(row.get("problems") or ()), *(p for p in problems if p not in (row.get("problems") or ()))]
     errors = {"errors": row.get("errors_said") or None} if drawing_errors() else {}  # as asz ls says them (37b F5)
-    return {"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
+    return head_said({"conversation": conversation, "kind": "conversation", "title": row.get("title") or "",
             "project": row.get("project"), "branch": row.get("git_branch"), "models": list(row.get("models") or ()),
             "from": instant(row.get("from")), "to": instant(row.get("to")), "state": row.get("state"),
             "problems": said, **errors, "lines": counts, "left_out": left_out, **({"senders": row["senders"]} if row.get("senders") else {}),
-            **({"removed_files": row["removed_files"]} if row.get("removed_files") else {})}
+            **({"removed_files": row["removed_files"]} if row.get("removed_files") else {})}, row, lines)  # render 55

@@ -1,0 +1,107 @@
+"""The audit header names the runtime and counts the tool calls that failed, and a step with no time reads its name then
+its id (render 55; trial 50c F2: the text form named no runtime; F4: ``errors: none`` while two tool calls had failed;
+F6: md drew ``**Assistant** ·  · `msg/1/14:0``` for a Kiro CLI 2.x reply).
+
+Real input: a copy of the corpus's Kiro home collected by ``asz collect --once --adapter kiro`` (in this process, HOME
+a temporary folder). What the header says is counted here from the corpus's transcripts: the 3.x session's tool
+calls (``tool_call`` records and sub-agent starts) and those whose end says they failed (a ``tool_result`` with
+``success`` false, a ``sub_agent_complete`` whose ``status`` is not ``success``), the 2.x session's ``toolResult``
+statuses; the untimed replies are its ``AssistantMessage`` records with text (the others hold a tool use alone)."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from cli_helpers import asz_in_process
+
+KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
+V2 = "8e247382-c779-440f-b1db-ed9bad1afaee"
+V3 = "sess_5e804080-466c-4f65-bde9-f6133b7068f6"
+
+
+def _v3_calls() -> tuple[int, int]:
+    """(tool calls, failed) of the 3.x transcript."""
+    made = failed = 0
+    for line in (KIRO / "sessions" / "2f1c0d9e8b7a6f5e" / V3 / "messages.jsonl").read_text().splitlines():
+        p = json.loads(line)["payload"]
+        made += p["type"] in ("tool_call", "sub_agent_start")
+        failed += (p["type"] == "tool_result" and p.get("success") is False) or \
+                  (p["type"] == "sub_agent_complete" and p.get("status") != "success")
+    return made, failed
+
+
+def _v2() -> tuple[int, int, int]:
+    """(tool calls, failed, replies) of the 2.x transcript."""
+    made = failed = replies = 0
+    for line in (KIRO / "sessions" / "cli" / f"{V2}.jsonl").read_text().splitlines():
+        rec = json.loads(line)
+        replies += rec["kind"] == "AssistantMessage" and any(
+            c["kind"] == "text" and c["data"] for c in rec["data"]["content"])  # a reply with text of its own
+        if rec["kind"] == "ToolResults":
+            got = [c["data"]["status"] for c in rec["data"]["content"] if c["kind"] == "toolResult"]
+            made, failed = made + len(got), failed + got.count("error")
+    return made, failed, replies
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory) -> tuple[Path, dict]:
+    if not KIRO.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
+    home = tmp_path_factory.mktemp("home")
+    shutil.copytree(KIRO, home / ".kiro")
+    env = {"HOME": str(home), "KIRO_HOME": None, "USERPROFILE": None, "CLAUDE_CONFIG_DIR": None, "XDG_CONFIG_HOME": None}
+    r = home / "asz-data"
+    p = asz_in_process("collect", "--once", "--adapter", "kiro", "--root", str(r), cwd=home, env=env)
+    assert p.returncode == 0, p.stderr
+    return r, env
+
+
+def _export(root, *args: str) -> str:
+    r, env = root
+    p = asz_in_process("export", *args, "--root", str(r), env=env)
+    assert p.returncode == 0, p.stderr
+    return p.stdout
+
+
+def _head(text: str) -> dict[str, str]:
+    head = text.split("\n\n", 1)[0].splitlines()[1:]
+    return dict(x.split(": ", 1) for x in head)
+
+
+def test_the_text_header_names_the_runtime_and_the_failed_tool_calls(root):
+    made, failed = _v3_calls()
+    assert (made, failed) == (8, 2)  # the premise: two sub-agent calls ended in an error
+    head = _head(_export(root, V3, "--format", "text"))
+    assert list(head)[:4] == ["title", "project", "runtime", "branch"]
+    assert head["runtime"] == "kiro"
+    assert head["errors"].startswith("2 API error step(s)")  # the model requests, as asz ls says them
+    assert head["tool_calls"] == f"made {made}, failed {failed}, refused 0"
+    made, failed, _ = _v2()
+    head = _head(_export(root, V2, "--format", "text"))
+    assert (head["runtime"], head["errors"], head["tool_calls"]) == ("kiro", "none", f"made {made}, failed {failed}, refused 0")
+
+
+def test_the_audit_lines_say_the_same(root):
+    lines = [json.loads(x) for x in _export(root, V3, "--audit").splitlines()]
+    head = lines[0]
+    assert head["kind"] == "conversation" and head["runtime"] == "kiro"
+    made, failed = _v3_calls()
+    assert head["tool_calls"] == {"made": made, "failed": failed, "refused": 0}
+    calls = [x for x in lines if x.get("kind") == "tool_call"]
+    assert len(calls) == made and sum(x["status"] == "error" for x in calls) == failed
+
+
+def test_an_untimed_reply_reads_its_name_then_its_id(root):
+    *_, replies = _v2()
+    md = _export(root, V2, "--format", "md")
+    heads = re.findall(r"^\*\*Assistant\*\*.*$", md, re.M)
+    assert len(heads) == replies >= 1
+    assert all(re.fullmatch(r"\*\*Assistant\*\* · `msg/[^`]+`", h) for h in heads), heads
+    assert " ·  · " not in md
+    html = _export(root, V2, "--format", "html")
+    assert html.count('<div class="meta"><b>Assistant</b> · <span class="id">msg/') == replies
+    assert " ·  · " not in html
