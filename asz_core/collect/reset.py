@@ -167,9 +167,18 @@ def _check(s, cur: AppendCursor, kind_dir: Path) -> tuple[bool, str]:
     if problem:
         why = "no tail digest to check: the source is taken as the one that landed, on your word"
     else:
-        why = f"the {min(cur.offset, TAIL_WINDOW)} bytes before offset {cur.offset} are the ones that landed"
+        why = held_again(cur.offset)
     cur.dev, cur.ino, cur.size, cur.mtime = st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns
     return True, why
+
+
+def held_again(offset: int) -> str:
+    """What a reset found of a source that holds what landed again: all ``offset`` bytes that landed, the last
+    :data:`TAIL_WINDOW` of them (or all) hashing as they did (trial 50d F2: ``the 1048576 bytes before offset 1196306
+    are the ones that landed`` read as if 1 MiB alone had landed)."""
+    checked = "they hash" if offset <= TAIL_WINDOW else f"its last {TAIL_WINDOW:,} bytes, the ones checked, hash"
+    return (f"the source holds the {offset:,} bytes that landed ({checked} as the landed ones did); the next pass reads "
+            "what follows them")
 
 
 def _reread(s, cur: AppendCursor, sdir: Path, found: str) -> tuple[bool, str]:

@@ -30,7 +30,7 @@ import orjson
 from ..storage.cursor import AppendCursor
 from ..storage.layout import parse_landed_name
 
-__all__ = ["endings_only", "what_changed"]
+__all__ = ["endings_only", "what_changed", "only_landed_lines"]
 
 #: The most lines looked ahead for an insertion or a removal.
 LOOK_AHEAD = 64
@@ -115,3 +115,28 @@ def what_changed(path: str | os.PathLike, kind_dir: Path, kind: str, cur: Append
                 return f"{k} landed line{'s' if k > 1 else ''} removed at line {line:,}"
         return f"line {line:,} changed"
     return ""
+
+
+def only_landed_lines(path: str | os.PathLike, cursor_file: str | os.PathLike, cur: AppendCursor) -> bool:
+    """True when the source at ``path``, shorter than the ``cur.offset`` bytes that landed (``cursor_file``: the
+    cursor's file, beside the landed files of its kind), holds landed lines alone: it ends with a newline, and each of
+    its lines is the landed line at its place (its ``sha``), so no line of it is left out of a figure (trial 50d F2: a
+    transcript cut to 60 of its 111 landed lines made ``asz ls`` and ``asz usage`` exit 1 saying the lines it holds past
+    what landed are in no figure). False when it holds another line, ends inside a line (what follows the last newline
+    cannot be told from a landed line's start), is not shorter, or cannot be read. Never raises."""
+    from ..storage.layout import PREFIX_KIND
+
+    try:
+        kind = PREFIX_KIND.get(Path(cursor_file).name.removesuffix(".cursor"))
+        size = os.stat(path).st_size
+        if kind is None or not 0 < size < cur.offset or size > MAX_READ:
+            return False
+        landed = _landed_lines(Path(cursor_file).parent, kind, cur.reread_seq or 0)
+        with open(path, "rb") as f:
+            data = f.read(size)
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    if not data.endswith(b"\n"):
+        return False
+    lines = data[:-1].split(b"\n")
+    return len(lines) <= len(landed) and all(_sha(x) == landed[i][3] for i, x in enumerate(lines))

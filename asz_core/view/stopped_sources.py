@@ -22,15 +22,16 @@ __all__ = ["stopped_sources", "nothing_past", "counted_out", "stopped_lines", "S
 
 #: The line ``asz usage`` and ``asz ls`` print on stderr (after ``asz CMD: ``) before they exit 1.
 STOPPED_SAID = ("the answer is incomplete (exit 1): {n} conversation(s) have a source the collector no longer reads "
-                "(found emptied, cut shorter or rewritten after it landed: a conflict), so the lines it holds past what "
-                "landed are in no figure: {ids}; asz sources --reset-conflict SESSION reads it again (the stopped: "
-                "line of each names its command)")
+                "(found cut shorter or rewritten after it landed, holding lines other than the landed ones: a "
+                "conflict), so the lines it holds past what landed are in no figure: {ids}; asz sources "
+                "--reset-conflict SESSION reads it again (the stopped: line of each names its command)")
 
 #: What a ``stopped:`` line under a table adds to :func:`~asz_core.view.conflicts.conflict_line`'s words.
 PAST = "lines it holds past those are in no figure"
 
 #: What it says instead of :data:`PAST` when the source holds nothing past what landed (:func:`nothing_past`).
-NOTHING_PAST = "the source holds nothing past that now, so no line of it is left out of a figure"
+NOTHING_PAST = ("the source holds nothing past that now, so no line of it is left out of a figure: every landed line is "
+                "counted (it was emptied, cut shorter to landed lines alone, or put back as it was)")
 
 
 def stopped_sources(root: str | os.PathLike, keep: Iterable[str] | None = None) -> list[dict]:
@@ -54,11 +55,12 @@ def nothing_past(cursor_file: str | os.PathLike) -> bool:
     """True when the append source the conflicted cursor ``cursor_file`` names holds nothing that is not in a
     figure: it is found (under the cursor's ``folder``, else each default source folder of its ``adapter``) and is
     empty, or holds exactly the ``offset`` bytes that landed (its last up to ``TAIL_WINDOW`` bytes hash to the
-    cursor's ``tail_sha256``: put back as it was). Such a conflict stays until ``asz sources --reset-conflict``, and
-    ``asz ls`` still lists it, but leaves no line out of a figure, so it makes no answer incomplete (review46: a
-    source restored byte for byte, or emptied and left so, made every ``asz ls`` exit 1). False when the source is
-    not found or holds anything else (more bytes, other bytes, fewer but not none: its lines may not be the landed
-    ones). Never raises."""
+    cursor's ``tail_sha256``: put back as it was), or is shorter and holds landed lines alone, each at its place
+    (:func:`~asz_core.collect.what_changed.only_landed_lines`: cut shorter; trial 50d F2). Such a conflict stays until
+    ``asz sources --reset-conflict``, and ``asz ls`` still lists it, but leaves no line out of a figure, so it makes no
+    answer incomplete (review46: a source restored byte for byte, or emptied and left so, made every ``asz ls`` exit
+    1). False when the source is not found or holds anything else (more bytes, other bytes, fewer whose lines are not
+    all landed ones or that end inside a line). Never raises."""
     from ..storage.cursor import AppendCursor, read_cursor
 
     try:
@@ -74,6 +76,10 @@ def nothing_past(cursor_file: str | os.PathLike) -> bool:
             continue
         if size == 0:
             return True
+        if size < cur.offset:  # cut shorter: nothing past when every line it holds is a landed one (trial 50d F2)
+            from ..collect.what_changed import only_landed_lines
+
+            return only_landed_lines(path, cursor_file, cur)
         if size != cur.offset or not cur.tail_sha256:
             return False
         from ..collect.reset import holds_landed

@@ -46,4 +46,16 @@ def test_the_reset_step_of_a_pass_given_a_source_works_pasted(tmp_path):
     r = pasted(reset, tmp_path, home)
     assert r.returncode == 0, r.stdout + r.stderr
     assert r.stdout.startswith(f"reset: -home-dev-hello-app/{SID}.jsonl: "), r.stdout
+    # what it found, said of all the bytes that landed (trial 50d F2: "the 1048576 bytes before offset 1196306 are the
+    # ones that landed" read as if 1 MiB alone had landed)
+    assert f": the source holds the {len(kept):,} bytes that landed (they hash as the landed ones did); the next pass " \
+           "reads what follows them" in r.stdout, r.stdout
     assert json.loads(asz_in_process("ls", "--json", "--root", "data", cwd=tmp_path, env=env).stdout)[0]["conflicts"] == []
+
+
+def test_a_reset_of_a_source_above_the_tail_window_says_all_its_bytes_landed():
+    from asz_core.collect.reset import held_again
+    from asz_core.storage.cursor import TAIL_WINDOW
+
+    assert held_again(1_196_306) == (f"the source holds the 1,196,306 bytes that landed (its last {TAIL_WINDOW:,} bytes, "
+                                     "the ones checked, hash as the landed ones did); the next pass reads what follows them")

@@ -4,8 +4,10 @@ made every ``asz ls`` and ``asz usage`` exit 1 saying lines were in no figure, u
 
 The corpus's 53-line transcript 5c0375b4 (../shared/corpus, skipped when absent): its first 50 lines collected, then
 the file emptied (a conflict). Emptied: exit 0, ``asz ls`` still names the conflict, saying the source holds nothing
-past what landed. The 50 landed lines put back: the same. All 53 written back: exit 1, 2 calls in no figure (counted
-here from the transcript's lines). Real ``asz collect``, ``asz ls`` and ``asz usage``.
+past what landed. The 50 landed lines put back: the same. Cut to its first 30 (trial 50d F2: a shorter file holds no
+line past what landed, and every figure was complete, yet exit 1): the same. 29 of them and a line that did not land, or
+30 and a torn piece of the 31st: exit 1. All 53 written back: exit 1, 2 calls in no figure (counted here from the
+transcript's lines). Real ``asz collect``, ``asz ls`` and ``asz usage``.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ def test_a_conflict_holding_nothing_past_what_landed_makes_no_answer_incomplete(
     assert " conflicts=1 " in out, out
     kept, whole = _calls(lines[:50]), _calls(lines)
     assert whole - kept == 2
-    for content, rc in ((b"", 0), (b"".join(lines[:50]), 0), (b"".join(lines), 1)):
+    cut, other, torn = b"".join(lines[:30]), b"".join(lines[:29] + lines[51:52]), b"".join(lines[:30]) + lines[30][:20]
+    for content, rc in ((b"", 0), (b"".join(lines[:50]), 0), (cut, 0), (other, 1), (torn, 1), (b"".join(lines), 1)):
         live.write_bytes(content)
         ls = _run("ls", "--root", str(root))
         usage = _run("usage", "daily", "--json", "--total-once", "--tz", "UTC", "--root", str(root))
