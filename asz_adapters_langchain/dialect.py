@@ -15,6 +15,8 @@ arrived. Per ``kind``:
     answer, ``from: agent``, a text part when it is a string (or has a
     string ``output``) and the value whole as a data part, flag
     ``system_prompt`` as every kept decorated-function value. A failed trace's error is the derived ``error`` record after it.
+    A chain's end whose outputs no model reply or graph state holds is its answer the same way (decisions ``answer``:
+    :mod:`.answers`; its text the value's JSON text when no string, flagged by what it holds; trial 50c F1).
 ``graph`` (the graph's own chain runs)
     trimmed: one data part with the envelope (id, name, run_type, times,
     parent, trace, dotted order, tags, project name and id, status) and the run's
@@ -33,7 +35,7 @@ part after the record's other parts (seed 000; trial 23a F9).
 ``llm``
     ``from: agent``, ``call`` = the run id. The arrival carrying the end:
     text and reasoning parts of the model output, one ``call`` part per tool
-    call, flag ``finished`` and ``usage``; an error: flag ``error``.
+    call, flag ``finished`` (the run ended, or a finish reason stated: trial 50c F5) and ``usage``; an error: flag ``error``.
     Inputs are not kept in the transcript (they are the provider request).
     An arrival before the end lands its fields as one data part.
 ``tool``
@@ -93,12 +95,13 @@ import orjson
 from asz_core import (Dropped, Part, Record, Source, member_part, member_source,
                       object_members, settle_surrogates, source_sha, unknown_part)
 
+from .answers import CHAIN_ANSWER_WHY, REPLY_WHY, answer_text
 from .bodies import convert_body
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
 from .usage_counts import output_usage, usage_of
 from .runs import (RUN_TYPES, taken_out_of, args_text, documents_text, error_text, human_text, interrupt_question, message_role,
-                   message_text, openai_generations, person_digests, posted_complete, resume_text, rfc3339, run_time)
+                   message_text, openai_generations, generation_items, person_digests, posted_complete, resume_text, rfc3339, run_time)
 
 __all__ = ["DIALECT", "convert_line", "convert_body", "SYSTEM_KEYS", "TOOL_KEYS", "content_flags", "run_times", "tool_run_ms"]
 
@@ -211,44 +214,41 @@ def _llm_end(rec: Record, run: dict) -> None:
     parts: list[Part] = []
     finished = False
     usage_dropped: list[Dropped] = []
-    for g in gens or []:
-        for item in (g if isinstance(g, list) else [g]):
-            if not isinstance(item, dict):
-                continue
-            _, content, msg = message_role(item.get("message") or {})
-            if not msg:
-                t = item.get("text")
-                if isinstance(t, str) and t:
-                    parts.append(_text(t))
-                continue
-            if isinstance(content, list):
-                for b in content:
-                    if isinstance(b, str) and b:
-                        parts.append(_text(b))
-                    elif isinstance(b, dict):
-                        if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"]:
-                            parts.append(_text(b["text"]))
-                        elif b.get("type") in ("reasoning", "thinking"):
-                            t = b.get("reasoning") or b.get("thinking") or b.get("text") or ""
-                            t = t if isinstance(t, str) else message_text(b.get("summary"))
-                            parts.append(Part(k="reasoning", text=t, state="available" if t else "unavailable", bytes=_size(t)))
-            elif isinstance(content, str) and content:
-                parts.append(_text(content))
-            for tc in msg.get("tool_calls") or []:
-                if isinstance(tc, dict):
-                    args = tc.get("args")
-                    parts.append(Part(k="call", id=str(tc.get("id") or ""), name=str(tc.get("name") or ""), data=args, bytes=_size(args)))
-            rm = msg.get("response_metadata") if isinstance(msg.get("response_metadata"), dict) else {}
-            gi = item.get("generation_info") if isinstance(item.get("generation_info"), dict) else {}
-            if rm.get("finish_reason") or rm.get("stop_reason") or gi.get("finish_reason"):
-                finished = True
-            u = usage_of(msg, usage_dropped)
-            if u is not None:
-                rec.usage = u
+    for item in generation_items(outputs):
+        _, content, msg = message_role(item.get("message") or {})
+        if not msg:
+            t = item.get("text")
+            if isinstance(t, str) and t:
+                parts.append(_text(t))
+            continue
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, str) and b:
+                    parts.append(_text(b))
+                elif isinstance(b, dict):
+                    if b.get("type") == "text" and isinstance(b.get("text"), str) and b["text"]:
+                        parts.append(_text(b["text"]))
+                    elif b.get("type") in ("reasoning", "thinking"):
+                        t = b.get("reasoning") or b.get("thinking") or b.get("text") or ""
+                        t = t if isinstance(t, str) else message_text(b.get("summary"))
+                        parts.append(Part(k="reasoning", text=t, state="available" if t else "unavailable", bytes=_size(t)))
+        elif isinstance(content, str) and content:
+            parts.append(_text(content))
+        for tc in msg.get("tool_calls") or []:
+            if isinstance(tc, dict):
+                args = tc.get("args")
+                parts.append(Part(k="call", id=str(tc.get("id") or ""), name=str(tc.get("name") or ""), data=args, bytes=_size(args)))
+        rm = msg.get("response_metadata") if isinstance(msg.get("response_metadata"), dict) else {}
+        gi = item.get("generation_info") if isinstance(item.get("generation_info"), dict) else {}
+        if rm.get("finish_reason") or rm.get("stop_reason") or gi.get("finish_reason"):
+            finished = True
+        u = usage_of(msg, usage_dropped)
+        if u is not None:
+            rec.usage = u
     if rec.usage is None:  # no message carried usage_metadata: the provider's counts in llm_output (trial 18, F-g)
         rec.usage = output_usage(outputs, usage_dropped)
     rec.parts = parts
-    if finished:
+    if finished or run.get("end_time") and not run.get("error"):  # a run that ended is finished, its reason said or not (50c F5)
         rec.flags.append("finished")
     rec.dropped = _dropped(run, _BULK_END, inputs="the request the framework sent: a provider body, not transcript content") + usage_dropped
     if gens is None and "outputs" in run:
@@ -431,7 +431,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
                               bytes=_size(d.get("input")) if d.get("input") is not None else 0)]
             return
         if kind == "answer":  # a decorated function posted complete: its return value, at its end (trial 48c F1)
-            rec.parts, rec.flags = _answer(d.get("value"))
+            rec.parts, rec.flags = _answer(d.get("value"), chain=bool(d.get("chain")))
             return
         t = str(d.get("text") or "")
         rec.parts = [_text(t)] if t else []
@@ -464,7 +464,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         _fill_unknown(rec, run, d, line)
         return
     if kind == "root" and op == "post":
-        _fill_root_post(rec, run, err, end)
+        _fill_root_post(rec, run, err, end, d.get("answer"))
         return
     if kind == "traceable":
         rec.from_ = "runtime"
@@ -472,10 +472,11 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         if any(run.get(k) not in (None, {}) for k in ("inputs", "outputs")):
             rec.flags = ["system_prompt"] + [f for f in content_flags(kept) if f != "system_prompt"]
         return
-    if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run)) and run.get("outputs") not in (None, {}):
-        # a decorated function's return value is its answer: nothing else in the trace holds it
+    if kind == "root" and op == "patch" and (d.get("traced") or _is_traceable(run) or d.get("answer") == "own") \
+            and run.get("outputs") not in (None, {}):
+        # a decorated function's return value, or a chain's outputs no other record holds, is its answer (50c F1)
         rec.from_ = "agent"
-        rec.parts, rec.flags = _answer(run.get("outputs"))
+        rec.parts, rec.flags = _answer(run.get("outputs"), chain=d.get("answer") == "own")
         rec.parts.append(_data(_envelope(run)))
         rec.dropped = _dropped(run, ("events", "extra", "serialized", "child_runs"), extra=extra_why(run))
         return
@@ -485,7 +486,8 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         rec.parts.append(_data({"error": error_text(err)}))
         rec.dropped = _dropped(run, tuple(m for m in _BULK if m != "error"), extra=extra_why(run))
         return
-    rec.dropped = _dropped(run, _BULK, extra=extra_why(run), error=error_why(err, ROOT_ERROR_WHY))
+    rec.dropped = _dropped(run, _BULK, extra=extra_why(run), error=error_why(err, ROOT_ERROR_WHY),
+                           outputs=REPLY_WHY if d.get("answer") == "reply" else "")
 
 
 #: What an ``unknown`` part holding a run of a ``run_type`` this dialect does not know says (trial 46b F1).
@@ -531,9 +533,10 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
         _run_whole(rec, run)
 
 
-def _fill_root_post(rec: Record, run: dict, err, end: bool) -> None:
+def _fill_root_post(rec: Record, run: dict, err, end: bool, answer: str | None = None) -> None:
     """A root run's first arrival: the person's (or caller's) text as external input, a decorated function's
-    values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages)."""
+    values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages). ``answer``:
+    the materialiser's reading of a chain's outputs (:func:`.answers.chain_answer`), said as their reason."""
     text = human_text(run.get("inputs")) or resume_text(run.get("inputs"))  # a resumed graph: the person's answer
     traced = _is_traceable(run)
     if not text:
@@ -553,22 +556,23 @@ def _fill_root_post(rec: Record, run: dict, err, end: bool) -> None:
             if f not in rec.flags:
                 rec.flags.append(f)
     rec.parts.append(_data(_envelope(run, person_digests(run.get("inputs")), person_digests(run.get("outputs")))))
-    answered = traced and end and run.get("outputs") not in (None, {})  # the answer record after it holds them
-    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run),
-                           outputs=ANSWER_WHY if answered else "")
+    answered = end and run.get("outputs") not in (None, {})  # the answer record after it holds them
+    said = (ANSWER_WHY if traced else CHAIN_ANSWER_WHY if answer == "own" else REPLY_WHY if answer == "reply" else "") if answered else ""
+    rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run), outputs=said)
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped
     if err:
         rec.dropped.append(Dropped(what="error", bytes=_size(err), why=error_why(err, ROOT_ERROR_WHY)))
 
 
-def _answer(out) -> tuple[list[Part], list[str]]:
+def _answer(out, chain: bool = False) -> tuple[list[Part], list[str]]:
     """A decorated function's return value as its answer: a text part when it is a string or has a string ``output``,
     and the value whole as data; flagged ``system_prompt`` as every kept decorated-function value (any shape may carry
-    it)."""
-    text = out if isinstance(out, str) else (out.get("output") if isinstance(out, dict) else None)
+    it). A ``chain``'s outputs (trial 50c F1): its text part is :func:`.answers.answer_text` (its JSON text when no
+    string), flagged by what the value holds (:func:`content_flags`)."""
+    text = answer_text(out) if chain else out if isinstance(out, str) else (out.get("output") if isinstance(out, dict) else None)
     parts = ([_text(text)] if isinstance(text, str) and text else []) + [_data(out)]
-    return parts, ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]
+    return parts, content_flags(out) if chain else ["system_prompt"] + [f for f in content_flags(out) if f != "system_prompt"]
 
 
 def _is_traceable(run: dict) -> bool:

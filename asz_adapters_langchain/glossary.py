@@ -76,7 +76,8 @@ FLAG_RULES: tuple[FlagRule, ...] = (
              "or a key system, instructions, instruction, system_instruction, system_instructions, preamble, system_message, "
              "system_prompt (case, _ and - ignored); every kept value of a decorated function (ls_method metadata or library langsmith)"),
     FlagRule("tool_schemas", "a kept value holding a non-empty list or map under tools, functions, function_declarations, tool_definitions or available_tools"),
-    FlagRule("finished", "the arrival carrying an llm run's end whose generation states a finish_reason or stop_reason"),
+    FlagRule("finished", "the arrival carrying an llm run's end: its end_time with no error, or a generation "
+                        "stating a finish_reason or stop_reason"),
     FlagRule("error", "an arrival of an llm run carrying error; the error record derived after a trace's first run that carries error"),
     FlagRule("context_reset", "a message with additional_kwargs.lc_source summarization first seen in a run's outputs"),
     FlagRule("reset_summary", "the same message's content, landed after the reset"),

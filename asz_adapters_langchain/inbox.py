@@ -62,6 +62,7 @@ from asz_core import Discovery, discovery_progress, source_entries
 from .inbox_state import PRUNE_AFTER, apply_journal as _apply_journal, load_state as _load_state, prune, write_atomic as _write_atomic
 
 from .ancestry import in_cycles, never_came, trace_of
+from .answers import chain_answer, reply_keys
 from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
@@ -125,14 +126,15 @@ class _Pass:
         self.out: dict[str, list[bytes]] = {}  # relative stream file -> lines to append
         self.below: set[str] = set()  # tool runs with runs beneath them (this pass's arrivals included)
         self.chain_below: set[str] = set()  # tool runs with a chain beneath them
-        #: trace id -> this pass's arrivals of it not recorded yet (:meth:`prescan`), and a failed trace's error
-        #: record held until they are (:meth:`fail`)
+        #: trace id -> this pass's arrivals of it not recorded yet (:meth:`prescan`), and the records held until they
+        #: are: a failed trace's error (:meth:`fail`), a chain's answer (:meth:`record`; trial 50c F1)
         self.left: dict[str, int] = {}
-        self.failed: dict[str, tuple[str, str, dict]] = {}
+        self.held: dict[str, list[tuple[str, str, dict]]] = {}
         #: (trace, tool call id) of the tool calls the model calls among this pass's arrivals name (:meth:`asked`: a
         #: tool's end may be read before the end of the model call that asked for it, a post sent with its end before
         #: that call's patch); by trace, since threads repeat call ids (``call_1``)
         self.named: set[tuple[str, str]] = set()
+        self.replied: set[tuple[str, str]] = set()  # (trace, digest of a model reply's text) of this pass (50c F1)
 
     def prescan(self, arrivals: list[dict]) -> None:
         """Mark, from this pass's posts and the remembered runs, which tool runs have runs (and chains) beneath them.
@@ -146,6 +148,7 @@ class _Pass:
             if trace:
                 self.left[trace] = self.left.get(trace, 0) + 1
             self.named.update((trace, tcid) for tcid, _ in tool_calls(a["run"].get("outputs")))
+            self.replied.update((trace, k) for k in reply_keys(a["run"].get("outputs")))
         parent: dict[str, tuple[str, str]] = {rid: (m.get("p", ""), m.get("ty", "")) for rid, m in runs.items()}
         for a in arrivals:
             if a["op"] == "post":
@@ -173,24 +176,26 @@ class _Pass:
         error is a step of its own, held until this pass's other arrivals of the trace are recorded (:meth:`recorded`),
         since a batch posting the failed root whole, parents first, would put it before the model calls and tools
         that came before it in time (trial 27a F9)."""
-        run = a["run"]
-        self.failed[mem["t"]] = (mem["s"], mem["st"], {
-            "asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id,
-                    "text": error_text(run["error"]), "time": run.get("end_time")},
-            "op": "error", "received": a.get("received", "")})
+        self.put(mem, {"asz": {"kind": "error", "id": f"{rec_id}:error", "run": mem["t"], "parent": rec_id, "text": error_text(a["run"]["error"]),
+                               "time": a["run"].get("end_time")}, "op": "error", "received": a.get("received", "")}, hold=True)
 
     def recorded(self, trace: str) -> None:
-        """One more of this pass's arrivals of ``trace`` is recorded: with none left, its held error record follows."""
+        """One more of this pass's arrivals of ``trace`` is recorded: with none left, its held records follow."""
         n = self.left.get(trace, 0)
         if n > 0:
             self.left[trace] = n - 1
-        if self.left.get(trace, 0) == 0 and trace in self.failed:
-            self.emit(*self.failed.pop(trace))
+        for held in self.held.pop(trace, ()) if self.left.get(trace, 0) == 0 else ():
+            self.emit(*held)
 
     def flush_failed(self) -> None:
-        """Emit the error records still held (arrivals of their trace wait for a later pass), in the order held."""
-        for trace in list(self.failed):
-            self.emit(*self.failed.pop(trace))
+        """Emit the records still held (arrivals of their trace wait for a later pass), in the order held."""
+        for held in [h for trace in list(self.held) for h in self.held.pop(trace)]:
+            self.emit(*held)
+
+    def put(self, mem: dict, line: dict, hold: bool) -> None:
+        """Emit ``line`` in the stream of ``mem``, or with ``hold`` keep it until :meth:`recorded` says this pass's other
+        arrivals of its trace are recorded (a failed trace's error, trial 27a F9; a chain's answer, trial 50c F1)."""
+        self.held.setdefault(mem["t"], []).append((mem["s"], mem["st"], line)) if hold else self.emit(mem["s"], mem["st"], line)
 
     def emit(self, session: str, stream: str, line: dict) -> None:
         rel = f"sessions/{session}/{safe_name(stream)}.jsonl"
@@ -331,6 +336,7 @@ class _Pass:
         if end:
             tr = self.trace_state(mem["t"])
             calls = self.st["sessions"].get(mem["s"], {}).get("calls")
+            tr["replies"] = list(dict.fromkeys(tr.get("replies", []) + reply_keys(run.get("outputs"))))
             for tcid, name in tool_calls(run.get("outputs")):
                 tr["calls"][tcid] = name
                 if calls is not None:
@@ -366,6 +372,9 @@ class _Pass:
             d["waited"] = a["waited"]  # "post": the run's post never came; "parent": its parent run never came
         if mem.get("tr"):
             d["traced"] = True
+        elif mem["k"] == "root" and (end or again) and not run.get("error") and (ans := chain_answer(
+                run.get("outputs"), lambda k: (mem["t"], k) in self.replied or k in self.trace_state(mem["t"]).get("replies", ()))):
+            d["answer"] = ans  # a chain's outputs: its answer ("own"), or a model reply's text ("reply"; trial 50c F1)
         if op == "patch":
             d["parent"] = rid
         elif mem.get("p"):
@@ -378,16 +387,16 @@ class _Pass:
             tool_decisions(self, run, rid, mem, d, end or again, received)
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
-        self.emit(mem["s"], mem["st"], {"asz": d, "op": op, "run": run, "received": a.get("received", "")})
+        own = d.get("answer") == "own"  # a chain's own answer: held until this pass's runs beneath it are recorded (50c F1)
+        self.put(mem, {"asz": d, "op": op, "run": run, "received": a.get("received", "")}, hold=own and op == "patch")
         if end and posted_complete(mem["k"], op, run):
             # its record is at its start, the prompt (dialect._fill): one with no parts marks where it ended (48c F1)
             self.emit(mem["s"], mem["st"], {"asz": {"kind": "ended", "id": f"{rec_id}:end", "run": mem["t"], "parent": rec_id,
                                                     "time": run.get("end_time")}, "op": "ended", "received": received})
-        if (end or again) and op == "post" and mem.get("tr") and run.get("outputs") not in (None, {}):
-            # a decorated function posted complete: its return value is its answer, at its end (trial 48c F1)
-            self.emit(mem["s"], mem["st"], {"asz": {"kind": "answer", "id": f"{rec_id}:answer", "run": mem["t"], "parent": rec_id,
-                                                    "time": run.get("end_time"), "value": run["outputs"]},
-                                            "op": "answer", "received": received})
+        if (end or again) and op == "post" and (mem.get("tr") or own) and run.get("outputs") not in (None, {}):
+            # a decorated function (or a chain) posted complete: its return value is its answer, at its end (48c F1, 50c F1)
+            self.put(mem, {"asz": {"kind": "answer", "id": f"{rec_id}:answer", "run": mem["t"], "parent": rec_id, "time": run.get("end_time"),
+                                   "value": run["outputs"], **({"chain": True} if own else {})}, "op": "answer", "received": received}, hold=own)
         if end and mem["k"] == "root" and run.get("error"):
             self.fail(a, mem, rec_id)
         self.recorded(mem["t"])

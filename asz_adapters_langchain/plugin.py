@@ -93,6 +93,9 @@ _LANDED_WITHOUT = (
                  "conversation's start is its first step's; a decorated function posted complete, its return value as "
                  "the talk's reply (it dropped it); and a finished run sent again with another end as a conflict (it "
                  "landed the changed end as a record no reader draws, searches or says)"),
+    ((0, 16, 0), "a chain trace's answer, its first run's outputs when no model call's reply and no graph state holds "
+                 "them (it listed them under dropped, so no reader showed or searched them), and a model call whose run "
+                 "ended with no finish reason stated as ended (it read as a last snapshot with no end recorded)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80
@@ -200,8 +203,9 @@ class LangsmithIngest(Adapter):
     # travels verbatim, a LangGraph node whose parent never landed gives no prompt (trial 46b F1, F3); 0.15.0: a trace's
     # first run posted complete is at its start_time (its prompt), a decorated function's so posted answers at its
     # end_time (<id>:answer), and a finished run sent again with another end lands
-    # under its first end's record id, a conflict every reader says (trial 48c F1, F2)
-    version = "0.15.0"
+    # under its first end's record id, a conflict every reader says (trial 48c F1, F2); 0.16.0: a chain trace's
+    # outputs no other record holds are its answer, and a model call's run that ended is finished (trial 50c F1, F5)
+    version = "0.16.0"
     dialects = (DIALECT,)
     kinds = ("transcript", "provider_body")
     capabilities = Capabilities(tool_calls=True, reasoning=True, usage=True, children=True)

@@ -63,8 +63,8 @@ def chain_why(value: Any, what: str) -> str:
     if isinstance(value, dict) and value.get("__type") == "tool_call_with_context":  # LangGraph's Send to its tools node
         return (f"LangGraph's tool call with context ({what}): the tool call, which the model call's call part holds, "
                 "and the graph's state, whose messages are the model calls' and tools' own records")
-    return (f"a chain's {what}: this dialect carries a model call's, a tool's and a decorated function's values, "
-            "not a chain's (it holds no messages)")
+    return (f"a chain's {what}: this dialect carries a model call's, a tool's and a decorated function's values and a "
+            "trace's answer, not a chain step's (it holds no messages)")
 
 
 def root_inputs_why(inputs: Any, text: str) -> str:

@@ -10,14 +10,14 @@ from __future__ import annotations
 import hashlib
 import re
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Iterator
 
 import orjson
 
 from asz_core import time_as_written
 
 __all__ = ["TAKEN_OUT", "taken_out_of", "TITLE_MAX", "RUN_TYPES", "VALUE_TYPES", "graph_node", "documents_text", "rfc3339", "run_time", "metadata", "has_end", "posted_complete", "end_digest", "run_kind", "message_text", "message_role", "human_text", "args_text",
-           "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "tool_calls", "tool_call_id"]
+           "error_line", "error_text", "has_messages", "person_digests", "title_of", "summary_messages", "openai_generations", "generation_items", "tool_calls", "tool_call_id"]
 
 #: The key of what the receiver staged in a run for a value over its part limit (``receiver.taken_out``, trial 32a F1).
 TAKEN_OUT = "asz_taken_out"
@@ -375,20 +375,24 @@ def openai_generations(outputs: dict) -> list | None:
     return gens
 
 
-def tool_calls(outputs: Any) -> list[tuple[str, str]]:
-    """(tool call id, name) of the tool calls in an llm run's outputs."""
-    out = []
+def generation_items(outputs: Any) -> Iterator[dict]:
+    """Each generation of an llm run's outputs that is an object: LangChain's ``generations`` (a list of lists), or an
+    OpenAI completion's ``choices`` read as them (:func:`openai_generations`)."""
     gens = outputs.get("generations") if isinstance(outputs, dict) else None
     if gens is None and isinstance(outputs, dict):
         gens = openai_generations(outputs)
     for g in gens or []:
-        for item in (g if isinstance(g, list) else [g]):
-            if not isinstance(item, dict):
-                continue
-            _, _, msg = message_role(item.get("message") or {})
-            for tc in msg.get("tool_calls") or []:
-                if isinstance(tc, dict) and isinstance(tc.get("id"), str):
-                    out.append((tc["id"], str(tc.get("name") or "")))
+        yield from (item for item in (g if isinstance(g, list) else [g]) if isinstance(item, dict))
+
+
+def tool_calls(outputs: Any) -> list[tuple[str, str]]:
+    """(tool call id, name) of the tool calls in an llm run's outputs."""
+    out = []
+    for item in generation_items(outputs):
+        _, _, msg = message_role(item.get("message") or {})
+        for tc in msg.get("tool_calls") or []:
+            if isinstance(tc, dict) and isinstance(tc.get("id"), str):
+                out.append((tc["id"], str(tc.get("name") or "")))
     return out
 
 

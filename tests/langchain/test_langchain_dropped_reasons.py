@@ -2,7 +2,7 @@
 its ``extra`` were both said to repeat the conversation's messages).
 
 Real data: the corpus's LangSmith upload body (../shared/corpus/langchain, skipped when absent) and a plain chain
-trace of its own (no model call: its output is its only answer), sent to a real ``asz ingest langsmith`` receiver on
+trace of its own (no model call: its output is its only answer, landed as the answer record after it: trial 50c F1), sent to a real ``asz ingest langsmith`` receiver on
 loopback and landed by the real ``asz collect --once``; seed 000 (Dropped).
 """
 
@@ -12,6 +12,7 @@ import copy
 import json
 
 from langchain_helpers import graph_runs, landed_records
+from asz_adapters_langchain.answers import CHAIN_ANSWER_WHY
 from asz_adapters_langchain.reasons import EXTRA_KEPT_WHY, WHY
 
 
@@ -32,9 +33,11 @@ def test_each_dropped_member_says_what_is_true_of_it(tmp_path, receiver_factory,
 
     why = {d.what: d.why for d in got[plain["id"]].dropped}  # the plain chain: no messages anywhere
     assert why == {"inputs": "its first string argument is the text above; the rest is not carried for a chain",
-                   "outputs": "a chain's outputs: this dialect carries a model call's, a tool's and a decorated "
-                              "function's values, not a chain's (it holds no messages)",
+                   "outputs": CHAIN_ANSWER_WHY,  # its only answer: the answer record after it (trial 50c F1)
                    "extra": EXTRA_KEPT_WHY}  # its metadata is in the envelope beside the question (trial 28c F4)
+    answer = got[f"{plain['id']}:answer"]
+    assert (answer.from_, [(p.k, p.text or p.data) for p in answer.parts]) == (
+        "agent", [("text", json.dumps(plain["outputs"], separators=(",", ":"))), ("data", plain["outputs"])])
     why = {d.what: d.why for d in got[root_run["id"]].dropped}  # the graph's first run: its state holds messages
     assert why["outputs"] == "the graph's state (outputs): its messages are the model calls' and tools' own records"
     assert why["inputs"].startswith("its last human message is the text above") and why["extra"] == EXTRA_KEPT_WHY

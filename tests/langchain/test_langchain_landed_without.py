@@ -43,3 +43,12 @@ def test_a_file_landed_by_0_14_0_says_its_prompt_times_and_unsaid_reposts():
     assert len(said) == 1 and "after the final reply" in said[0] and "conflict" in said[0], said
     assert not [s for s in LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{LangsmithIngest.version}")
                 if "start_time" in s]
+
+
+def test_a_file_landed_by_0_15_0_says_its_chain_answers_and_unended_calls():
+    """0.16.0 lands a chain trace's own outputs as its answer and reads a model call whose run ended as ended (trial 50c
+    F1, F5): a file landed by 0.15.0 says both; 0.16.0 and later do not."""
+    said = [s for s in LangsmithIngest().landed_without(DIALECT, "langsmith-ingest/0.15.0") if "chain trace's answer" in s]
+    assert len(said) == 1 and "no end recorded" in said[0] and "dropped" in said[0], said
+    assert not [s for s in LangsmithIngest().landed_without(DIALECT, f"langsmith-ingest/{LangsmithIngest.version}")
+                if "chain trace's answer" in s]

@@ -1,0 +1,93 @@
+"""A chain trace's answer: what a trace's first run that is a chain (not a decorated function) ended with, when no
+other record of the trace carries it (langsmith-ingest 0.16.0 on, trial 50c F1).
+
+A LangGraph graph ends with its state, whose messages are the model calls' and tools' own records; a chain of
+``RunnableLambda`` steps, or one that returns ``{"answer": "…"}``, ends with a value no other record holds, and that
+value was only listed under ``dropped`` ("a chain's outputs"), gone once retention deleted the staged requests. By a
+rule over the run's fields, never its text's look:
+
+* outputs that hold messages (a ``messages`` key, a message, or a list of messages, whole or under ``output``) are
+  carried by the records of the runs that made them: nothing changes (:func:`holds_messages`);
+* outputs whose text (:func:`answer_text`) is the text of a reply of one of the trace's model calls (``prompt | model |
+  StrOutputParser()``) are carried by that call's record: they stay listed, saying so (``"reply"``);
+* any other outputs are the trace's answer (``"own"``): the dialect lands them as a decorated function's return value
+  is landed, ``from: agent``, a text part (the value when a string, its string ``output``, else its JSON text) and the
+  value whole as a data part.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Callable
+
+import orjson
+
+from .runs import generation_items, has_messages, message_role, message_text, taken_out_of
+
+__all__ = ["holds_messages", "answer_text", "reply_keys", "chain_answer", "REPLY_WHY", "CHAIN_ANSWER_WHY"]
+
+#: The roles a message of any client shape names (:func:`~asz_adapters_langchain.runs.message_role`).
+_ROLES = frozenset({"human", "ai", "system", "tool", "function", "chat", "AIMessageChunk", "HumanMessageChunk"})
+#: Why a chain trace's first run lists its ``outputs`` when a reply of one of its model calls holds their text.
+REPLY_WHY = "the chain's outputs: their text is a reply of the trace's model call, whose record holds it"
+#: Why a chain trace's first run posted complete lists its ``outputs``: the derived answer record after it holds them.
+CHAIN_ANSWER_WHY = "the chain's outputs, its answer: the answer record after this one holds them, at the run's end_time"
+
+
+def _is_message(v: Any) -> bool:
+    role, _, msg = message_role(v)
+    return bool(msg) and role in _ROLES and ("content" in msg or "tool_calls" in msg)
+
+
+def holds_messages(value: Any) -> bool:
+    """True when ``value`` holds messages: under a ``messages`` key (a graph's state), or is a message or a list of
+    them, itself or under ``output`` (``prompt | model`` ends with the model's message)."""
+    if has_messages(value):
+        return True
+    for v in (value, value.get("output") if isinstance(value, dict) else None):
+        if _is_message(v) or isinstance(v, list) and v and all(_is_message(x) for x in v):
+            return True
+    return False
+
+
+def answer_text(out: Any) -> str:
+    """The readable text of a chain's outputs: the value when a string, its string ``output`` (LangChain wraps a value
+    that is no dict so), else the value's JSON text (compact, as the data part lands it); '' for nothing."""
+    if isinstance(out, str):
+        return out
+    if isinstance(out, dict) and isinstance(out.get("output"), str):
+        return out["output"]
+    if out in (None, {}, [], ""):
+        return ""
+    try:
+        return orjson.dumps(out).decode("utf-8", "surrogatepass")
+    except (TypeError, orjson.JSONEncodeError):
+        return ""
+
+
+def _key(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def reply_keys(outputs: Any) -> list[str]:
+    """Digests of the reply texts of a model call's outputs (LangChain generations, or an OpenAI completion): each
+    generation's ``text`` and its message's text, so a chain answer equal to either is known as carried."""
+    keys: list[str] = []
+    for item in generation_items(outputs):
+        _, content, msg = message_role(item.get("message") or {})
+        for t in (item.get("text"), message_text(content) if msg else ""):
+            if isinstance(t, str) and t and _key(t) not in keys:
+                keys.append(_key(t))
+    return keys
+
+
+def chain_answer(outputs: Any, replied: Callable[[str], bool]) -> str:
+    """What a chain trace's first run's ``outputs`` are: '' (none, messages: carried by their runs' records, or taken
+    out by the receiver), ``"reply"`` (their text is a reply one of the trace's model calls gave: ``replied(key)`` of
+    its digest), else ``"own"``: the trace's answer, which no other record holds."""
+    if outputs in (None, {}) or holds_messages(outputs) or taken_out_of(outputs) is not None:
+        return ""  # a value the receiver took out (over --max-part) stays listed as such (trial 32a F1)
+    text = answer_text(outputs)
+    if not text:
+        return ""
+    return "reply" if replied(_key(text)) else "own"
