@@ -24,7 +24,8 @@ _ROW_WHEN = {
 API_KEYS: dict[str, dict] = {
     "/api/status": {"keys": ["mode", "root", "source", "interval", "follows", "started", "last_refresh", "next_refresh",
                              "refreshing", "last_pass", "conversations", "root_exists", "hide", "hide_override",
-                             "documents_built", "checked", "checked_built", "reading", "counting", "torn_tails", "reading_for", "code_changed",
+                             "documents_built", "checked", "checked_built", "reading", "counting", "torn_tails", "reading_for", "first_pass",
+                             "code_changed",
                              "product", "version", "api_version"], "when": {}},
     "/api/conversations": {"keys": ["root", "conversations", "note", "shown_ids", "total", "of", "offset", "limit", "sort", "filters"],
                            "when": {"snapshot": "the query gives a limit, or a snapshot",

@@ -270,7 +270,7 @@ class BackgroundChecks(ReadingSaid):
                 "checked_built": self.checked_built,
                 "reading": "; ".join(x for x in (self.reading, counting_words(self._count_done, counting, self.hold_counting), waiting_line(self.last_pass, len(torn))) if x),
                 "counting": counting,
-                "torn_tails": torn, "reading_for": reading_for(self),  # ms: the page says a short re-check only once it lasts
+                "torn_tails": torn, "reading_for": reading_for(self), "first_pass": bool(self.hold_counting),  # 50b F1
             }
 
     def set_pass(self, counts: dict[str, Any], finished_ms: int, next_ms: int | None) -> None:

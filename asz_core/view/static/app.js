@@ -635,6 +635,13 @@
   function shortId(id) { return SHOWN_IDS[id] || String(id).slice(0, 8); }
   let LISTKEY = '';      // its JSON, to redraw only when it changed
   let listTimer = null;
+  // Which list page is drawn: 'rows' (the search, the filters, the table) or 'empty' (the box saying the root holds no
+  // conversation), and whether asz server's first pass ran at the last status answered (/api/status first_pass). A poll
+  // that changes either draws the page again (trial 50b F1: a page opened before the first pass listed a row drew the
+  // empty box, and the rows its polls brought had no table to go in: it stayed empty until reloaded).
+  let SHELL = '';
+  let FIRST_PASS = false;
+  function shellKind(list) { return list.conversations.length || FIRST_PASS ? 'rows' : 'empty'; }
 
   function listPage() {
     document.title = 'Conversations · asz view';
@@ -650,6 +657,7 @@
       if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
       where.textContent = res.data.root;
       LIST = res.data; SHOWN_IDS = Object.assign(SHOWN_IDS, res.data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      if (st.ok) FIRST_PASS = !!st.data.first_pass;
       drawListShell(st.ok ? st.data : null);
       restorePlace(!listFilters().q);  // with a search, its hits are drawn next
       if (!listTimer) nextRefresh();
@@ -658,9 +666,10 @@
 
   // Rows whose summary the server is still counting (issue 22): their models, tokens and cost say so, never 0.
   function countingRows() { return LIST ? LIST.conversations.filter(function (r) { return r.counting; }).length : 0; }
-  // The list is asked for again every 5 s, every second while the server still counts rows.
+  // The list is asked for again every 5 s, every second while the server still counts rows, every 2 s while asz
+  // server's first pass lists them.
   function nextRefresh() {
-    listTimer = setTimeout(refreshList, countingRows() > 0 ? 1000 : 5000);
+    listTimer = setTimeout(refreshList, countingRows() > 0 ? 1000 : FIRST_PASS ? 2000 : 5000);
   }
 
   // Polls the list and the status; redraws the rows only when something changed (new rounds, a state found).
@@ -670,17 +679,21 @@
     Promise.all([listAsk(asked), api('/api/status')]).then(function (rs) {
       polled(pollStatus(rs));
       const st = rs[1].ok ? rs[1].data : null;
-      if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); sayReading(st); }
+      if (st) { const sl = document.getElementById('status'); if (sl) sl.replaceWith(statusLine(st)); sayReading(st); FIRST_PASS = !!st.first_pass; }
       if (rs[0].ok) {
-        const key = JSON.stringify(rs[0].data.conversations);
-        if (key !== LISTKEY || document.getElementById('list-refused')) {
+        const key = JSON.stringify(rs[0].data.conversations), kind = shellKind(rs[0].data);
+        if (kind !== SHELL) {  // the first rows, the first pass ended with none, or every row gone: the page drawn again
+          LIST = rs[0].data; SHOWN_IDS = Object.assign(SHOWN_IDS, rs[0].data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = key;
+          keepingPlace(function () { clear(app); drawListShell(st); });
+          if (LIST.conversations.length) say(num(LIST.conversations.length) + ' conversation(s) listed.');
+        } else if (key !== LISTKEY || document.getElementById('list-refused')) {
           LIST = rs[0].data; SHOWN_IDS = Object.assign(SHOWN_IDS, rs[0].data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = key;
           keepingPlace(function () {
             fillFilterOptions();
             if (document.getElementById('list-refused')) showListView(listFilters().view === 'usage' ? 'usage' : 'list');
             else drawRows();
           });
-        }
+        } else { LIST.note = rs[0].data.note; drawNote(); }
       }
       nextRefresh();
     }, function () { nextRefresh(); });
@@ -714,17 +727,42 @@
     return f;
   }
 
+  // The box of a list with no row. asz view: how to fill the root; asz server: what its passes do (its note); during
+  // its first pass, that the pass is reading the sources and the rows come as it lists them (trial 50b F4: the box
+  // advised running asz server to one who ran it, the line under it saying the pass was reading).
+  function emptyBox(status) {
+    if (FIRST_PASS) {
+      return h('div', { class: 'box notice', id: 'empty', 'data-first-pass': '' }, h('strong', null, 'Reading the sources. '),
+        LIST.note ? sentence(LIST.note) : '', ' Each conversation is listed here as soon as it is kept; the page fills in by itself.');
+    }
+    if (status && status.mode === 'server') {
+      return h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '), LIST.note ? sentence(LIST.note) : '');
+    }
+    return h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '),
+      'This storage root holds no conversation: collect sessions and parse them into rounds ',
+      h('code', null, 'asz collect --once --root DIR'), ' then ', h('code', null, 'asz parse --root DIR'),
+      ', or run ', h('code', null, 'asz server'), ', which does both.', LIST.note ? h('div', { class: 'small' }, LIST.note) : null);
+  }
+  function sentence(t) { t = String(t); return t.charAt(0).toUpperCase() + t.slice(1) + (/[.!?]$/.test(t) ? '' : '.'); }
+  // The list's note under the tabs, as the last poll answered it; while the first pass has listed no row, the box above
+  // the search says it instead.
+  function drawNote() {
+    const n = document.getElementById('listnote'), box = document.getElementById('empty');
+    const boxed = FIRST_PASS && !LIST.conversations.length;
+    if (box && !boxed) box.remove();
+    if (!n) return;
+    const text = boxed ? '' : (LIST.note || '');
+    if (n.textContent !== text) n.textContent = text;
+    n.hidden = !text;
+  }
+
   function drawListShell(status) {
     const f = listFilters();
+    SHELL = shellKind(LIST);
     add(app, h('h1', null, 'Conversations'));
     add(app, status ? statusLine(status) : null);
-    if (!LIST.conversations.length) {
-      add(app, h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '),
-        'This storage root holds no conversation: collect sessions and parse them into rounds ',
-        h('code', null, 'asz collect --once --root DIR'), ' then ', h('code', null, 'asz parse --root DIR'),
-        ', or run ', h('code', null, 'asz server'), ', which does both.', LIST.note ? h('div', { class: 'small' }, LIST.note) : null));
-      return;
-    }
+    if (SHELL === 'empty') { add(app, emptyBox(status)); return; }
+    if (!LIST.conversations.length) add(app, emptyBox(status));  // the first pass lists none yet: the search is there
     const q = h('input', { type: 'search', id: 'q', placeholder: 'Search prompts, replies, thinking, tool inputs and results', value: f.q, 'aria-label': 'Search' });
     // #by=conversation: one row per conversation whose texts hold every word between them (asz search --conversations)
     const byconv = h('input', { type: 'checkbox', id: 'byconv' });
@@ -746,7 +784,8 @@
       h('button', { role: 'tab', id: 'tab-usage', 'data-view': 'usage', 'aria-controls': 'listpanel', tabindex: '-1', onclick: function () { showListView('usage'); } }, 'Usage per day'));
     arrowTabs(tabs);
     add(app, [tabs, h('div', { id: 'hits' }), h('div', { id: 'listpanel', role: 'tabpanel' })]);
-    if (LIST.note) add(app, h('p', { class: 'faint small' }, LIST.note));
+    add(app, h('p', { class: 'faint small', id: 'listnote' }));
+    drawNote();
     fillFilterOptions();
     showListView(f.view === 'usage' ? 'usage' : 'list');
     sayNoMatch();
@@ -1105,6 +1144,7 @@
         h('td', null, rowState(r), stoppedBadge(r.conflicts), goneBadge(r.sources_gone), removedBadge(r.removed_files)))));
     });
     placeChildren(tb, drawn);
+    drawNote();
     const partial = document.getElementById('list-partial');
     if (partial) partial.textContent = partialListLine(rows);
     sayNoMatch();
