@@ -11,6 +11,7 @@ from typing import Callable, Optional
 import orjson
 import typer
 
+from .usage_projects import listed_hint
 from ..reading.listing import (ROW_SORTS, conversation_rows, going_on_lines, hour_over_line, memory_note, newest_first, rate_line, shown_id, unpriced_line,
                                sorted_rows, unchecked_line, unjudged_line, unplaced_lines)
 from ..plugins.staged import staged_notes
@@ -231,17 +232,18 @@ def conversations(
     unread, unplaced = _said(r, rows, filters, project, model, shown, f"asz {cmd}", hide)
     say_state_files(r, [f"asz {cmd}: {visible(x)}" for x in memory_note(rows, str(r), shown_id)])  # trial 29a F8
     given = {"--project": project, "--since": since, "--until": until, "--model": model, "--dialect": dialect, "--instance": instance}
+    tail = listed_hint(r, hide, ids, prices, project) if project and ids and not matched else ""  # a folder's name (50d F3)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
 
         sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(x) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
-        return _none_matched(cmd, r, ids, matched, given, shown, rows)
+        return _none_matched(cmd, r, ids, matched, given, shown, rows, tail)
     rows = [{**shown_places(row), "shown_id": shown(row["id"]), "title": _shown_title(row, shown)} for row in rows]  # copies: a kept row never holds it
     if not rows:
         return _none_listed(cmd, r, ids, matched, given, unread + unplaced + [note] * bool(note)  # staged notes too (32a F1)
-                            + [x for x in [_retention_line(r, rows, project)] if x])
+                            + [x for x in [_retention_line(r, rows, project)] if x], tail)
     past = stopped_past(rows, r)  # each conflict's source looked at once, for the note and the exit
     _table(cmd, rows, shown, unread + unplaced, past)
     typer.echo(f"LAST ACTIVITY in {zone_name()}\n{_count_line(len(rows), len(ids), len(linked), sort, matched)}")  # the zone named once
@@ -338,21 +340,23 @@ def _said(r: Path, rows: list[dict], filters, project: str, model: str, shown, c
     return [x for x in unread if x] + staged_notes(r), [x for x in unplaced_lines(filters.unplaced, shown=shown) if x]  # 27b F6; 28c F3
 
 
-def _none_listed(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str], lines: list[str]) -> None:
-    """No row: ``no conversations in ROOT (…)`` for a root with none, ``lines`` (notes), then :func:`_none_matched`."""
+def _none_listed(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str], lines: list[str], tail: str = "") -> None:
+    """No row: ``no conversations in ROOT (…)`` for a root with none, ``lines`` (notes), then :func:`_none_matched`
+    (``tail``: its words after the filters')."""
     if not ids:
         typer.echo(f"no conversations in {r} (collect and parse sessions into it)")
     for line in lines:
         typer.echo(line)
-    _none_matched(cmd, r, ids, matched, given)
+    _none_matched(cmd, r, ids, matched, given, tail=tail)
 
 
 def _none_matched(cmd: str, r: Path, ids: list[str], matched: int, given: dict[str, str],
-                  shown: Callable[[str], str] = str, rows: list[dict] = ()) -> None:
-    """Exit 1 (:func:`~asz_core.cli.reading_common.no_match`) when ``given`` matched none of ``ids``; then
+                  shown: Callable[[str], str] = str, rows: list[dict] = (), tail: str = "") -> None:
+    """Exit 1 (:func:`~asz_core.cli.reading_common.no_match`, ``tail`` after its words: a --project's
+    :func:`~asz_core.cli.usage_projects.listed_hint`) when ``given`` matched none of ``ids``; then
     :func:`incomplete` (``rows``: those listed, a source of which may be no longer read, named by ``shown``)."""
     if ids and not matched:
-        raise no_match(cmd, r, given, len(ids))
+        raise no_match(cmd, r, given, len(ids), tail)
     incomplete(r, ids, cmd, stopped=stopped_ids(rows, stopped_past(rows, r)), shown=shown)  # a stopped pass's sessions in no row: exit 1 (trial 31a F4)
 
 

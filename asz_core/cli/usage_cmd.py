@@ -48,7 +48,7 @@ def usage(
     since: str = typer.Option("", "--since", help="Count calls made from: YYYY-MM-DD or YYYY-MM (a whole month), in --tz; an RFC 3339 instant (exact), 30m/12h/7d/2w back (in the daily, weekly and monthly views from the start of the day that falls on in --tz: whole days, as ccusage's dates; in the others from that instant), or today/yesterday (a calendar day in --tz) (by each call's own time; a call with none by its conversation's whole recorded range, left out and named when that range crosses the window's end)."),
     until: str = typer.Option("", "--until", help="Count calls up to: YYYY-MM-DD (the whole day) or YYYY-MM (to its last day), in --tz; an RFC 3339 instant, 30m/12h/7d/2w back (in the daily, weekly and monthly views to the end of the day that falls on), or today/yesterday (a calendar day in --tz)."),
     tz: Optional[str] = tz_option("--timezone"),
-    project: str = typer.Option("", "--project", help="Count only the conversations whose project (working directory) contains this (case-insensitive, as asz ls --project); a ~/.claude/projects folder name (ccusage's project) matches none: the error names the nearest projects."),
+    project: str = typer.Option("", "--project", help="Count only the conversations whose project (working directory) contains this (case-insensitive, as asz ls --project); a ~/.claude/projects folder name (ccusage's project) matches none: the error names the projects of the sessions read from that folder, most calls first (as asz ls --project does), else the nearest."),
     model: str = typer.Option("", "--model", help="Count only the calls of a model whose name contains this (case-insensitive, as asz ls --model matches a model): a conversation's calls of its other models are left out."),
     instance: str = typer.Option("", "--instance", help="In a root asz receive landed: count only the conversations sent by an instance id (service.instance.id, e.g. dev@hostA) or token credential name containing this (case-insensitive)."),
     dialect: str = typer.Option("", "--dialect", help="Count only the conversations of this dialect (claude-code/1, or its name claude-code; as asz ls --dialect): one runtime's tokens, cost and credits."),
@@ -270,7 +270,7 @@ def unnamed_note(n: int) -> str:
 
 
 def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow: tuple[str, ...] = ("", "", "", ""),
-          window: tuple = (None, None), prices=None) -> tuple[list, list[str], dict[str, str], list[dict], list[int], list[str]]:
+          window: tuple = (None, None), prices=None) -> tuple[list, list[str], dict[str, str], list[dict], list[int], dict[str, dict[str, int]]]:
     """:func:`~asz_core.view.usage_report.read_root` of ``storage`` (``n`` conversations): the counted calls (those
     ``narrow``, ``(--project, --model, --instance, --dialect)``, keeps: :func:`~asz_core.view.usage_report.narrowed`, trial 17b F12), the
     problem lines, the conversations that did not read (id -> why) and the verified ones the filters keep holding
@@ -280,7 +280,8 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     another day marked the window's total); a torn tail of a conversation that verifies
     is said on stderr (:func:`~asz_core.storage.torn.torn_notes`, trial 15 F17), and the times (unix ms) of every
     call read, whatever ``narrow`` keeps (they shape the 5-hour blocks), and with a --project every project the calls
-    read name, whatever it keeps (the error names the nearest: trial 48a F6; else []); a note names a conversation by ``shown`` (its
+    read name, whatever it keeps, each with its conversations' calls (the error names them: trial 48a F6, 50a F8; else
+    {}); a note names a conversation by ``shown`` (its
     shortest prefix unique in the root). Ctrl-C says how far it got, exit 130."""
     from ..storage.torn import torn_notes
     from ..view.usage import GAP_PREFIX, OUTSIDE_PREFIX, UNENDED_PREFIX, UNNAMED_PREFIX
@@ -315,7 +316,7 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
                 typer.echo(f"asz usage: note: {shown(cid)} {unnamed_note(int(p[len(UNNAMED_PREFIX):].split(' ', 1)[0]))}",
                            err=True)
     times = block_times(counted)
-    projects = sorted({p for c in counted if isinstance(p := c.places.get("project"), str) and p}) if narrow[0] else []
+    projects = project_calls(counted) if narrow[0] else {}
     counted = narrowed(counted, *narrow)
     _relayed_notes(listed, counted, window, shown)
     # only the conversations the filters keep; may hold calls no figure counts (trial 18, F-f), but those naming the
@@ -327,6 +328,17 @@ def _read(storage: Path, zone, hide, n: int, shown: Callable[[str], str], narrow
     for u in untimed_noted({c: v for c, v in listed.items() if kept is None or c in kept}, ranges, *window):
         typer.echo(f"asz usage: note: {shown(u['conversation'])}: {u['note']}", err=True)
     return counted, problems, unreadable, undescribed, times, projects
+
+
+def project_calls(counted: list) -> dict[str, dict[str, int]]:
+    """Every project the ``counted`` calls name -> {conversation: its model calls}, by name: what the error of a
+    ``--project`` matching none names them by (:func:`~asz_core.cli.usage_projects.project_hint`)."""
+    out: dict[str, dict[str, int]] = {}
+    for c in counted:
+        if isinstance(p := c.places.get("project"), str) and p:
+            convs = out.setdefault(p, {})
+            convs[c.conversation] = convs.get(c.conversation, 0) + (c.credits is None)
+    return dict(sorted(out.items()))
 
 
 def _relayed_notes(listed: dict[str, list[str]], counted: list, window: tuple, shown: Callable[[str], str]) -> None:

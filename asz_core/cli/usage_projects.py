@@ -3,14 +3,19 @@ working directory (``cwd``), where ccusage names it by the folder under ``~/.cla
 the directory a session started in (``-home-user-spotter``: each character that is not a letter or a digit made ``-``).
 A folder's name does not say which working directories its sessions had (a worktree, a ``cd`` in a session: trial 38b's
 folder ``-home-user-spotter`` was two asz projects), so it is not taken as a project; the error says how asz names
-projects and the nearest ones the root holds (docs/ccusage.md, Projects)."""
+projects and, for a folder sessions of the root were read from, the projects of those sessions by calls (trial 50a F8,
+50d F3: the nearest by spelling put another folder's project first and left out the one holding most of that folder's
+calls), else the nearest ones the root holds (docs/ccusage.md, Projects). ``asz usage`` and ``asz ls`` say it alike."""
 
 from __future__ import annotations
 
+import os
+import re
 from difflib import get_close_matches
-from typing import Iterable
+from pathlib import Path
+from typing import Iterable, Mapping
 
-__all__ = ["folder_namers", "folder_forms", "projects_near", "project_hint", "NEAR_NAMED"]
+__all__ = ["folder_namers", "folder_forms", "projects_near", "project_hint", "folder_sessions", "read_from", "listed_hint", "NEAR_NAMED"]
 
 #: How many projects the hint names, nearest first.
 NEAR_NAMED = 3
@@ -59,15 +64,76 @@ def projects_near(projects: Iterable[str], given: str, namers: Iterable | None =
     return out[:NEAR_NAMED]
 
 
-def project_hint(projects: Iterable[str], given: str) -> str:
+def folder_sessions(root: str | os.PathLike, folder: str) -> set[str]:
+    """The sessions of ``root`` one of whose sources was read from a folder named ``folder`` (case-insensitive): a
+    folder of the path its cursor names (``-home-user-spotter/8463c716-….jsonl``, a sub-agent's
+    ``-home-user-spotter/8463c716-…/subagents/agent-….jsonl``), the file's own name left out. Never raises: a cursor
+    that does not read names none."""
+    from ..storage.cursor import read_cursor
+    from ..storage.layout import cursor_paths, session_dirs
+
+    want = folder.strip().strip("/\\").casefold()
+    out: set[str] = set()
+    if not want:
+        return out
+    try:
+        dirs = session_dirs(Path(root))
+    except OSError:
+        return out
+    for sdir in dirs:
+        for cp in cursor_paths(sdir):
+            try:
+                src = getattr(read_cursor(Path(cp)), "source", "") or ""
+            except (OSError, ValueError, KeyError):
+                continue
+            if want in {p.casefold() for p in re.split(r"[\\/]", src)[:-1]}:
+                out.add(sdir.name)
+                break
+    return out
+
+
+def read_from(projects: Mapping[str, Mapping[str, int]], sessions: set[str]) -> list[tuple[str, int]]:
+    """``[(project, calls)]``: the projects of ``projects`` (project -> {conversation: its model calls}) whose
+    conversations are among ``sessions`` (:func:`folder_sessions`), each with the calls of those, most calls first,
+    then by name."""
+    out = [(p, sum(n for c, n in convs.items() if c in sessions)) for p, convs in projects.items()
+           if isinstance(p, str) and p and any(c in sessions for c in convs)]
+    return sorted(out, key=lambda x: (-x[1], x[0]))
+
+
+def project_hint(projects: Mapping[str, Mapping[str, int]] | Iterable[str], given: str,
+                 root: str | os.PathLike | None = None) -> str:
     """The words the error adds for a ``--project`` ``given`` that matches none of ``projects`` (every project the
-    root's calls name, before any filter): how asz names projects and the nearest (:func:`projects_near`); '' when
+    root's calls name, before any filter: project -> {conversation: its model calls}, or the names alone): how asz
+    names projects, then the projects of the sessions read from a folder named ``given`` in ``root``, most calls first
+    (:func:`read_from`, the rule of ``asz usage`` and ``asz ls``), else the nearest (:func:`projects_near`); '' when
     ``given`` is a part of one of them (another filter, or the window, left its calls out)."""
     from ..view.match import contains
 
-    projects = list(projects)
-    if any(contains(p, given) for p in projects):
+    by = projects if isinstance(projects, Mapping) else {p: {} for p in projects}
+    if any(contains(p, given) for p in by):
         return ""
-    near = projects_near(projects, given)
-    return ("asz names a project by its conversations' working directory, not by the ~/.claude/projects folder "
-            "ccusage names it by" + (f"; nearest: {', '.join(near)}" if near else "") + "; docs/ccusage.md, Projects")
+    words = "asz names a project by its conversations' working directory, not by the ~/.claude/projects folder ccusage names it by"
+    read = read_from(by, folder_sessions(root, given)) if root is not None else []
+    if read:
+        named = ", ".join(f"{p} ({n:,} call(s))" for p, n in read[:NEAR_NAMED])
+        more = f" and {len(read) - NEAR_NAMED} more" if len(read) > NEAR_NAMED else ""
+        return f"{words}; the sessions read from that folder are of {named}{more}; docs/ccusage.md, Projects"
+    near = projects_near(list(by), given)
+    return words + (f"; nearest: {', '.join(near)}" if near else "") + "; docs/ccusage.md, Projects"
+
+
+def listed_hint(root: str | os.PathLike, hide, ids: list[str], prices, given: str) -> str:
+    """``; `` and :func:`project_hint`'s words for ``asz ls --project GIVEN`` that matched none of ``ids`` (trial 50d F3:
+    it said nothing of a ~/.claude/projects folder name, where ``asz usage`` named the nearest): every row's project
+    with its model calls (``llm_calls``), by the rule ``asz usage`` says it by; '' when ``given`` is a part of a
+    project (another filter left it out)."""
+    from ..reading.listing import conversation_rows
+    from ..view.row_filters import Filters
+
+    projects: dict[str, dict[str, int]] = {}
+    for row in conversation_rows(Path(root), hide, Filters(), ids=ids, prices=prices):
+        if isinstance(p := row.get("project"), str) and p:
+            projects.setdefault(p, {})[row["id"]] = row.get("llm_calls") if isinstance(row.get("llm_calls"), int) else 0
+    hint = project_hint(projects, given, root) if projects else ""
+    return f"; {hint}" if hint else ""

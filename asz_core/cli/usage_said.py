@@ -31,7 +31,7 @@ def copies_line(counted: list, window: tuple) -> str:
             "with the window gives each conversation's own figure)") if n else ""
 
 
-def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: list[str] = (),
+def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: dict | list = (),
                  also: str = "") -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
     when ``unmatched`` (the filters, ``given`` by name, match no call of a root with conversations: a root with none
@@ -42,11 +42,11 @@ def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dic
     return unmatched
 
 
-def nothing_line(storage: Path, given: dict[str, str], projects: list[str] = ()) -> str:
+def nothing_line(storage: Path, given: dict[str, str], projects: dict | list = ()) -> str:
     """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
     no usage), or a --since/--until window that holds none (trial 26b F2); ``given``: option name -> value as typed.
-    With a --project no call of ``projects`` (every project the root's calls name) matches, how asz names projects and
-    the nearest ones (:func:`~asz_core.cli.usage_projects.project_hint`; trial 48a F6: ccusage's folder name matched
+    With a --project no call of ``projects`` (every project the root's calls name, each with its conversations' calls)
+    matches, how asz names projects and those of the sessions read from a folder of that name, else the nearest ones (:func:`~asz_core.cli.usage_projects.project_hint`; trial 48a F6: ccusage's folder name matched
     nothing and nothing said why)."""
     from .usage_projects import project_hint
 
@@ -54,6 +54,6 @@ def nothing_line(storage: Path, given: dict[str, str], projects: list[str] = ())
     where = " and instances (asz ls --json: senders)" if given.get("instance") else ""
     where += " and dialects (asz ls --json: dialect)" if given.get("dialect") else ""
     where += ", and each conversation's LAST ACTIVITY" if given.get("since") or given.get("until") else ""
-    hint = project_hint(projects, given["project"]) if given.get("project") and projects else ""
+    hint = project_hint(projects, given["project"], storage) if given.get("project") and projects else ""
     hint = f"; {hint}" if hint else ""
     return f"no model call in {storage} matches {said} (asz ls lists the projects and models{where}{hint})"

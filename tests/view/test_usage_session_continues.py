@@ -121,10 +121,14 @@ def test_a_claude_code_folder_name_given_as_project_says_how_asz_names_projects(
     assert asz_in_process("collect", "--once", "--source", str(tmp_path / "projects"), "--root", root).returncode == 0
     p = asz_in_process("usage", "--project", PROJECT, "--root", root)
     assert p.returncode == 1 and not p.stdout
+    cwd, calls = cwds.pop(), len(_calls([json.loads(x) for x in f.read_bytes().splitlines()]))
     assert p.stderr.splitlines()[-1] == (
         f"asz usage: no model call in {root} matches --project '{PROJECT}' (asz ls lists the projects and models; asz "
         "names a project by its conversations' working directory, not by the ~/.claude/projects folder ccusage names it "
-        f"by; nearest: {cwds.pop()}; docs/ccusage.md, Projects)")
+        f"by; the sessions read from that folder are of {cwd} ({calls} call(s)); docs/ccusage.md, Projects)")
+    # a folder name no session was read from: the nearest by the folder form (trial 48a F6)
+    p = asz_in_process("usage", "--project", PROJECT[:-2], "--root", root)
+    assert p.returncode == 1 and p.stderr.splitlines()[-1].endswith(f"by; nearest: {cwd}; docs/ccusage.md, Projects)")
     # a project that matches, left out by another filter: no word of folders
     p = asz_in_process("usage", "--project", "personal-site", "--model", "no-such-model", "--root", root)
     assert p.returncode == 1 and "ccusage" not in p.stderr and "matches --project 'personal-site'" in p.stderr
