@@ -235,8 +235,9 @@ def conversations(
     tail = listed_hint(r, hide, ids, prices, project) if project and ids and not matched else ""  # a folder's name (50d F3)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
+        from ..view.prices import costs_said  # nothing priced: usd null, never 0.0 (trial 50c F3)
 
-        sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(x) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
+        sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(costs_said(x)) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given, shown, rows, tail)

@@ -8,10 +8,11 @@ import datetime as dt
 import os
 from typing import Iterable, Optional
 
-from ..view.prices import PriceTable, cost_of, kinds_line
+from ..view.prices import PriceTable, cost_of, costs_said, kinds_line
 from ..view.rows import usage_unrecorded
 from ..view.usage import zero_usage
 from ..view.usage_report import read_root, report
+from .export_render import COST_SAID_RENDER, drawn
 
 __all__ = ["usage_figures"]
 
@@ -52,9 +53,12 @@ def _said(figures: dict, window: bool = False) -> dict:
     """``figures`` (:func:`_figures`) without ``with_usage``, and, when none of its calls recorded a token count
     (:func:`~asz_core.view.rows.usage_unrecorded`), its ``tokens`` each null (every key kept) and ``usage_recorded``
     false after the four: not 0 (trial 29c F4; ``asz usage --json``'s rule,
-    :func:`~asz_core.view.usage_report.recorded`). A ``window``'s figures with no call and no credits in it are 0, a
+    :func:`~asz_core.view.usage_report.recorded`); a cost none of whose tokens had a price (``"priced": false``) with
+    ``usd`` and ``usd_exact`` null from render 56, never 0.0 (:func:`~asz_core.view.prices.costs_said`; trial 50c F3). A ``window``'s figures with no call and no credits in it are 0, a
     figure: nothing was made in the window."""
     with_usage = figures.pop("with_usage")
+    if isinstance(figures.get("cost"), dict) and drawn() >= COST_SAID_RENDER:  # nothing priced: usd null (50c F3)
+        figures["cost"] = costs_said(figures)["cost"]
     if window and not figures["calls"] and figures["credits"] is None:
         return figures
     if usage_unrecorded(figures["calls"], with_usage, figures["credits"]):

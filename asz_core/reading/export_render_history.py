@@ -340,4 +340,9 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   render 54 drew an empty slot, ``**Assistant** ·  · `msg/1/14:0``` (trial 50c F6; :mod:`~asz_core.reading.head_said`,
   :data:`~asz_core.reading.export_render.HEAD_SAID_RENDER`). A copy of render 54 or before is made again as it was
   drawn.
+- render 56: the audit header's ``cost`` none of whose tokens had a price (``"priced": false``) has ``usd`` and
+  ``usd_exact`` null, and the text form says it ``cost: not priced (no price for gpt-4o-mini)``, where render 55 gave
+  ``usd 0.0, usd_exact 0, unpriced gpt-4o-mini, priced no``, read as free (trial 50c F3;
+  :func:`~asz_core.view.prices.costs_said`, :data:`~asz_core.reading.export_render.COST_SAID_RENDER`). A copy of render
+  55 or before is made again as it was drawn.
 """

@@ -8,7 +8,8 @@ are written differs (:func:`to_text`):
 - the header: ``=== conversation ID ===`` then one ``key: value`` line per header key in the audit header's order
   (a nested object as ``key value, key value``; a list joined by ``, ``; a list of objects by ``; ``; none as
   ``none``; ``tokens: not recorded`` and ``cost: none (no tokens to price)`` where the runtime recorded no token
-  count: :func:`unrecorded_words`; ``window_local`` after ``window``: :func:`window_local`, render 6), then a blank line;
+  count: :func:`unrecorded_words`; ``cost: not priced (no price for MODEL)`` where tokens were recorded and none had a
+  price, render 56; ``window_local`` after ``window``: :func:`window_local`, render 6), then a blank line;
   its last line :data:`QUOTED_SAID`;
 - every text as a Markdown export writes it (:func:`~asz_core.reading.termtext.md_visible`), each of its lines after
   :data:`QUOTE` (``| ``; an empty one ``|``): :func:`quoted`. asz's own lines (the header's, a line's ``[TS] KIND``,
@@ -178,10 +179,14 @@ def unrecorded_words(figures: dict) -> dict:
     """``figures`` (the audit header, or its ``in_window``) with, where ``usage_recorded`` is false (no call recorded a
     token count: :func:`~asz_core.reading.audit_usage.usage_figures`), ``tokens`` as ``not recorded`` and ``cost`` as
     ``none (no tokens to price)``, as ``asz conversation`` says them, never ``in 0`` and ``usd 0.0`` (trial 29c F4);
-    ``in_window`` the same way."""
+    where tokens were recorded and none had a price (``usd`` null: render 56) ``cost`` as ``not priced (no price for
+    MODEL, …)`` (trial 50c F3: ``usd 0.0, …, priced no`` read as free); ``in_window`` the same way."""
     out = dict(figures)
     if out.get("usage_recorded") is False:
         out.update({k: v for k, v in (("tokens", "not recorded"), ("cost", "none (no tokens to price)")) if k in out})
+    elif isinstance(cost := out.get("cost"), dict) and cost.get("priced") is False and cost.get("usd") is None:
+        names = ", ".join(cost.get("unpriced") or ())  # render 56: no token had a price, no $0 (trial 50c F3)
+        out["cost"] = f"not priced (no price for {names})" if names else "not priced (no tokens to price)"
     if isinstance(out.get("in_window"), dict):
         out["in_window"] = unrecorded_words(out["in_window"])
     return out

@@ -43,7 +43,7 @@ import attrs
 
 from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND
 
-__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "cache_saved",
+__all__ = ["PRICE_KEYS", "HOUR_KEY", "LONG_KEY", "COST_KINDS", "Price", "PriceTable", "default_table", "price_table", "tier_warning", "cost_of", "costs_said", "cache_saved",
            "usd", "exact_text",
            "kind_costs", "cost_by_kind", "cost_shares", "shares", "apportion", "CENT", "BELOW_CENT", "exact_usd", "money", "cents_as_before", "cents_before", "share_text", "kinds_text", "kinds_line", "HOUR_SPLIT_RENDER",
            "HOUR_SPLIT_ALWAYS", "hour_split"]
@@ -317,6 +317,21 @@ def cost_of(usage_by_model: Mapping[str, Mapping[str, Any]], table: PriceTable |
         out["hour_not_kept_calls"] = hourless
     if over:
         out["hour_above_whole_calls"] = over
+    return out
+
+
+def costs_said(row: dict) -> dict:
+    """``row`` (a list or usage row, a total) as the machine-readable forms give it (``asz ls --json``, ``asz usage
+    --json``, the audit header): each cost none of whose tokens had a price (``"priced": false``: no token counts
+    recorded, as Kiro's, or every model unpriced) with ``usd`` and ``usd_exact`` null, every key kept, its ``cost`` and
+    each of its ``cost_by_model``; where they read 0.0 and ``"0"`` before (trial 50c F3: a script summing ``cost.usd``
+    read those conversations as free). Sums are made before (:func:`cost_of`), so every reader's total is as it was."""
+    def said(c):
+        return {**c, "usd": None, "usd_exact": None} if isinstance(c, dict) and c.get("priced") is False else c
+
+    out = {**row, "cost": said(row["cost"])} if isinstance(row.get("cost"), dict) else dict(row)
+    if isinstance(row.get("cost_by_model"), dict):
+        out["cost_by_model"] = {m: said(c) for m, c in row["cost_by_model"].items()}
     return out
 
 

@@ -69,7 +69,7 @@ from ..storage.senders import NOT_RECEIVED, instance_label, sender_matches, sess
 from .summary_cache import SummaryStore, conversation_summary
 from .titles import dialect_of
 from .match import NO_PROJECT
-from .prices import PriceTable, cost_by_kind, cost_of, cost_shares
+from .prices import PriceTable, cost_by_kind, cost_of, cost_shares, costs_said
 from .usage import TOKEN_KINDS, add_call, call_key, call_ms, add_usage, credits_follow_calls, zero_usage
 from .usage_once import in_report, once, once_in
 from .usage_blocks import block_keys, block_label, block_starts, week_of
@@ -554,6 +554,7 @@ def recorded(row: dict, empty: bool = False) -> dict:
     row = even_keys(model_tokens(row))
     if empty:  # the total of no row: 0 tokens and $0, figures (view.md; trial 44a F7: it read null, priced false)
         return {**row, "cost": {k: v for k, v in row["cost"].items() if k != "priced"}, "usage_recorded": True}
+    row = costs_said(row)  # nothing priced: usd null, never 0.0 (trial 50c F3)
     if "held_back" in row and not row["calls"] and row.get("credits") is None:
         return {**row, "usage_recorded": None}
     if not usage_unrecorded(row["calls"], row["calls_with_usage"], row.get("credits")):

@@ -105,3 +105,17 @@ def test_an_untimed_reply_reads_its_name_then_its_id(root):
     html = _export(root, V2, "--format", "html")
     assert html.count('<div class="meta"><b>Assistant</b> · <span class="id">msg/') == replies
     assert " ·  · " not in html
+
+
+def test_a_kiro_conversation_s_cost_is_null_not_zero(root):
+    """Kiro records no token count, so nothing is priced: ``usd`` null in ``asz ls --json`` and ``asz usage session
+    --json`` (render 56, trial 50c F3: they read 0.0), the text form ``cost: none (no tokens to price)`` as before."""
+    r, env = root
+    rows = json.loads(asz_in_process("ls", "--json", "--root", str(r), env=env).stdout)
+    assert sorted(x["id"] for x in rows) == sorted([V2, V3])
+    for x in rows:
+        assert x["usage_recorded"] is False and x["usage"]["in"] is None
+        assert x["cost"] == {"usd": None, "usd_exact": None, "unpriced": [], "priced": False}
+    got = json.loads(asz_in_process("usage", "session", "--json", "--root", str(r), env=env).stdout)
+    assert [x["cost"]["usd"] for x in got] == [None, None] and got[0]["total"]["cost"]["usd"] is None
+    assert "cost: none (no tokens to price)" in _export(root, V3, "--format", "text").splitlines()

@@ -46,7 +46,7 @@ def test_ls_marks_a_cost_that_leaves_out_an_unpriced_model_as_usage_does(edited_
     assert note in usage.splitlines()
     table = asz("ls", "--root", str(edited_root)).stdout.splitlines()
     # none of its tokens had a price: the cell reads unpriced, never $0.00* (trial 28a F6), the JSON priced: false
-    assert rows[0]["cost"]["priced"] is False and rows[0]["cost"]["usd"] == 0.0
+    assert rows[0]["cost"]["priced"] is False and rows[0]["cost"]["usd"] is None  # null, never 0.0 (50c F3)
     assert "unpriced" in table[1].split() and "$0.00*" not in table[1].split() and table[-1] == note
 
 

@@ -79,7 +79,7 @@ def test_asz_ls_and_conversation_say_kiro_tokens_are_not_recorded(kiro_root):
     assert sorted(r["llm_calls"] for r in got) == sorted((cli_calls, ide_calls))
     assert all(r["usage_recorded"] is False and r["calls_with_usage"] == 0 for r in got)
     assert all(set(r["usage"]) >= {"in", "out", "cache_read", "cache_write"} and set(r["usage"].values()) == {None}
-               and r["cost"]["usd"] == 0.0 and r["cost"]["priced"] is False for r in got)  # the keys kept, each null
+               and r["cost"]["usd"] is None and r["cost"]["priced"] is False for r in got)  # the keys kept, each null (50c F3)
     cid = next(r["id"] for r in got if r["llm_calls"] == cli_calls)
     out = asz_in_process("conversation", cid, "--root", str(kiro_root)).stdout.splitlines()
     assert f"tokens not recorded: the runtime recorded no token counts for its {cli_calls} model call(s)" in out
