@@ -277,8 +277,9 @@ def receive_command(
     refused; a request refused is `[HH:MM:SS] refused POST /v1/logs from INSTANCE: the bearer token does not
     match (HTTP 401)` (gRPC: `refused a gRPC request from INSTANCE: … (UNAUTHENTICATED)`). Requests that land
     nothing (each push pass's probe, metrics) are summed, one line a minute at most per kind. --quiet leaves out
-    the lines of requests taken. Who sent each landed file (the request's service.instance.id, the time, the
-    token's credential name, never the token) is appended to ROOT/_received/<session>.senders, the requests
+    the lines of requests taken. A second after files land, a child keeps the list rows as a collect pass does
+    (`[HH:MM:SS] rows: kept the list rows of N conversation(s) …`), so a first asz ls reads them. Who sent each
+    landed file (the request's service.instance.id, the time, the token's credential name, never the token) is appended to ROOT/_received/<session>.senders, the requests
     that land no file (probes, refusals: by instance) to ROOT/_received/seen.list. The token comes from --token-file, else --token (warned about), else
     $ASZ_RECEIVE_TOKEN, else with --own-token the receiving root's own, ROOT/_received/receive.token (made once,
     mode 0600, named on the `receiving:` line: give it to asz push --token-file). With none of these (or --no-token,
@@ -290,6 +291,7 @@ def receive_command(
     read (--token-file or the root's: chmod 600), or --no-token with a token or --own-token.
     """
     from ..export.receive import Receiver
+    from .receive_rows import RowKeeper
 
     cfg = load("receive", config)
     if ":" not in listen or not listen.rsplit(":", 1)[1].isdigit():
@@ -304,6 +306,7 @@ def receive_command(
                     token=bool(tokens))
     rcv = Receiver(where, listen, tokens, quiet=quiet)
     _started(rcv, missing, kept)
+    rows = RowKeeper(where, config, rcv.err, quiet)  # the list rows kept behind the writes (fix50c)
     try:
         interrupt_on(signal.SIGINT, signal.SIGTERM)  # before the line: also when started with SIGINT ignored (stopping.py)
         if root is None and not existed and where.exists():  # trial 23b F7
@@ -314,17 +317,26 @@ def receive_command(
                    + (f"; token file {kept} (asz push --token-file {shell_word(kept)})" if kept is not None else "")
                    + ("; no token" if not tokens else ""), err=True)
         _receive_warnings(rcv.address, where, bool(tokens))
+        rows.start()
         rcv.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
-        rcv.stop()
-        from ..sessiondata import durable
-
-        durable.settle(RECEIVE_SETTLE)  # a request still landing past the drain: its files and sender lines whole
-        if rcv.front is not None:
-            rcv.front.answered(5.0)  # and its answer written (HTTP: the reply follows the landing)
+        _stop_receiving(rcv, rows)
     raise typer.Exit(0)
+
+
+def _stop_receiving(rcv, rows) -> None:
+    """Stop ``rcv`` (a :class:`~asz_core.export.receive.Receiver`) and its ``rows``
+    (:class:`~asz_core.cli.receive_rows.RowKeeper`, first: a child still counting is stopped, derived data the next run
+    or reader counts), then wait for a request still landing past the drain and its answer."""
+    rows.stop()
+    rcv.stop()
+    from ..sessiondata import durable
+
+    durable.settle(RECEIVE_SETTLE)  # a request still landing past the drain: its files and sender lines whole
+    if rcv.front is not None:
+        rcv.front.answered(5.0)  # and its answer written (HTTP: the reply follows the landing)
 
 
 #: Seconds a stopping ``asz receive`` waits, after its drain, for a request still landing (durable.settle).
