@@ -163,6 +163,14 @@ def shown_places(row: dict) -> dict:
     return shown(row)
 
 
+def _json_row(row: dict) -> dict:
+    """``row`` as ``asz ls --json`` prints it: :func:`shown_places`, its cost none of whose tokens had a price with
+    ``usd`` and ``usd_exact`` null, never 0.0 (:func:`~asz_core.view.prices.costs_said`; trial 50c F3)."""
+    from ..view.prices import costs_said
+
+    return shown_places(costs_said(row))
+
+
 def _labelled(rows: list[dict]) -> list[dict]:
     """``rows`` with the ``project_label`` an ``/api/conversations`` row carries, by the same rule, told apart among
     the rows listed (:func:`~asz_core.view.list_query.labelled`; trial 36a F4)."""
@@ -235,9 +243,8 @@ def conversations(
     tail = listed_hint(r, hide, ids, prices, project) if project and ids and not matched else ""  # a folder's name (50d F3)
     if as_json:
         from ..reading.termtext import json_visible  # U+202E printed as \u202e (trial 34c F9)
-        from ..view.prices import costs_said  # nothing priced: usd null, never 0.0 (trial 50c F3)
 
-        sys.stdout.buffer.write(json_visible(orjson.dumps([shown_places(costs_said(x)) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
+        sys.stdout.buffer.write(json_visible(orjson.dumps([_json_row(x) for x in rows], option=orjson.OPT_INDENT_2)) + b"\n")
         for line in unread + unplaced + [note] * bool(note) + [f"note: {x}" for x in [project and _retention_line(r, rows, project)] if x]:
             typer.echo(f"asz {cmd}: {visible(line)}", err=True)
         return _none_matched(cmd, r, ids, matched, given, shown, rows, tail)
