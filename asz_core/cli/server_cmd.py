@@ -161,6 +161,14 @@ def _search(*args):
     return answer(*args)
 
 
+def _search_kept(*args):
+    """``/api/search``'s answer during ``asz server``'s first pass: from the index as it stands
+    (:func:`asz_core.reading.search_api.answer_kept`; trial 50b F5)."""
+    from ..reading.search_api import answer_kept
+
+    return answer_kept(*args)
+
+
 def _tools(*args):
     """``/api/tools``' answer (:func:`asz_core.reading.tool_use.answer`: ``asz usage tools --json``'s figures)."""
     from ..reading.tool_use import answer
@@ -180,7 +188,7 @@ def _reading_routes(searches=None, config=None) -> list:
     from ..view.at_once import SEARCHES_AT_ONCE, AtOnce
 
     bound = searches or AtOnce(SEARCHES_AT_ONCE, "searches and tool-use readings")
-    return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED)),
+    return [("/api/search", json_answer(bound.bounded(_search), TITLES_MASKED, first_pass=bound.bounded(_search_kept))),
             ("/api/tools", json_answer(bound.bounded(_tools))),
             ("/api/c/{id}/export", export_handler(config, bound))]
 

@@ -58,11 +58,13 @@ from .search_gaps import changed, known_prints
 from .search_place import index_file
 from .search_store import connect, one_writer
 
-__all__ = ["answer", "held_back", "held_back_answer", "indexing", "none_kept", "paged", "Hits", "PARAMS", "MAX_LIMIT",
-           "MAX_OFFSET", "INDEXING_HEADER", "NOTE_HEADER", "TOTAL_HEADER", "NEXT_HEADER"]
+__all__ = ["answer", "answer_kept", "held_back", "held_back_answer", "indexing", "none_kept", "paged", "Hits", "PARAMS", "MAX_LIMIT",
+           "MAX_OFFSET", "INDEXING_HEADER", "FIRST_PASS_HEADER", "NOTE_HEADER", "TOTAL_HEADER", "NEXT_HEADER"]
 
 #: The header of a plain-list answer given while another update writes the index: how many conversations it lacks.
 INDEXING_HEADER = "X-Asz-Indexing"
+#: The header of a plain-list answer given during ``asz server``'s first pass, from the index as it stood (:func:`answer_kept`).
+FIRST_PASS_HEADER = "X-Asz-First-Pass"
 
 PARAMS = ("q", "limit", "offset", "held_back", "conversations", "kind", "project", "since", "until", "model", "dialect",
           "instance", "hide")
@@ -135,9 +137,12 @@ def indexing(root: Path) -> int:
     return sum(1 for cid in list_conversations(root) if changed(root, cid, prints, False) is not None)
 
 
-def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list | dict:
+def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type, *, update: bool = True) -> list | dict:
     """The answer to one request (the hits, or ``hits`` and ``held_back`` with ``held_back=1``: module docstring);
-    ``error(status, message)`` is raised for a refusal (400, or 503 with no index or no storage root)."""
+    ``error(status, message)`` is raised for a refusal (400, or 503 with no index or no storage root). ``update``
+    False: the index is searched as it stands, neither brought up to date nor built again when damaged (no index:
+    503), and the answer is partial by the conversations it does not hold as they stand (:func:`indexing`): what
+    ``asz server`` answers during its first pass (:func:`answer_kept`)."""
     got: dict[str, str] = {}
     for k, v in pairs:
         if k not in PARAMS:
@@ -176,9 +181,9 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
         raise error(503, f"search is not available: the storage root {root} is gone: nothing to search until it is back")
     try:
         try:
-            behind, hits, bad, held, unsearched, many, note, matched = _query(root, got, f, kinds, hide)
+            behind, hits, bad, held, unsearched, many, note, matched = _query(root, got, f, kinds, hide, update)
         except SearchError as exc:
-            if not exc.damaged:
+            if not exc.damaged or not update:
                 raise
             _rebuilt(root, exc)  # derived data: deleted, built again, said once on stderr (trial 42b F2)
             behind, hits, bad, held, unsearched, many, note, matched = _query(root, got, f, kinds, hide)
@@ -200,11 +205,25 @@ def answer(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], er
     return {**held_back_answer(hits, bad, held, unsearched, behind, many), **page, **({"note": note} if note else {})}
 
 
-def _query(root: Path, got: dict[str, str], f: Filters, kinds: list[str], hide: Sequence[str]) -> tuple:
-    """:func:`answer`'s query of the index (brought up to date first, :func:`_fresh`): ``(behind, hits, bad, held,
-    unsearched, many, note, matched)``. Raises QueryError and SearchError."""
+def answer_kept(root: Path, pairs: Sequence[tuple[str, str]], hide: Sequence[str], error: type) -> list | dict:
+    """:func:`answer` from the index as it stands, not updated (``update=False``): ``asz server``'s answer while its
+    first pass runs, which updates the index itself at its end (trial 50b F5: a restarted server refused every search
+    for its 7.4 s pass, which landed nothing, although its index was whole). Partial, and by how many conversations,
+    when the pass has listed or changed some the index does not hold yet; a 503 when there is no index to read. The
+    answer says it is given during that pass, when what the pass has landed but not parsed yet may be missing:
+    ``"first_pass": true`` with ``held_back=1``, else the header :data:`FIRST_PASS_HEADER`."""
+    value = answer(root, pairs, hide, error, update=False)
+    if isinstance(value, dict):
+        return {**value, "first_pass": True}
+    value.headers = {**(value.headers or {}), FIRST_PASS_HEADER: "1"}
+    return value
+
+
+def _query(root: Path, got: dict[str, str], f: Filters, kinds: list[str], hide: Sequence[str], update: bool = True) -> tuple:
+    """:func:`answer`'s query of the index (brought up to date first, :func:`_fresh`, when ``update``): ``(behind,
+    hits, bad, held, unsearched, many, note, matched)``. Raises QueryError and SearchError."""
     limit, offset = got.get("limit", "50"), got.get("offset", "0")
-    behind = indexing(root) if _fresh(root) else 0
+    behind = indexing(root) if not update or _fresh(root) else 0
     bad: dict[str, str] = {}
     held: dict[str, int] = {}
     unsearched: list[dict] = []

@@ -483,7 +483,7 @@ API_ROUTES: list[tuple[str, Any]] = [
 
 
 def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str], type], Any],
-                headers: dict[str, str] | None = None) -> Callable:
+                headers: dict[str, str] | None = None, first_pass: Callable | None = None) -> Callable:
     """An API handler from ``answer(root, query pairs, hide, error class)`` (what a room above the view, such as
     :mod:`asz_core.reading.search_api`, offers): its result answered as JSON, its ``error(status, message)`` refusals
     as JSON errors; a result with a ``headers`` mapping (not None) sends those headers too. The command that starts
@@ -491,17 +491,19 @@ def json_answer(answer: Callable[[Path, Sequence[tuple[str, str]], Sequence[str]
     While ``asz server``'s first pass runs (``hold_counting``) the answer is a 503 saying that, and that the answer
     comes when the pass ends, instead of advice to run commands the server's lock would refuse (trial 3, F15), and
     instead of an answer from an index the pass is still writing (a search then counted what was parsed so far, 0
-    hits or some: trial 15, F8). ``headers``: sent with every answer (``/api/search``: :data:`TITLES_MASKED`)."""
+    hits or some: trial 15, F8), unless ``first_pass`` answers then (same arguments; ``/api/search``: from the index
+    as it stands, marked partial while it lacks conversations, :func:`asz_core.reading.search_api.answer_kept`; trial
+    50b F5), a 503 of it said so too. ``headers``: sent with every answer (``/api/search``: :data:`TITLES_MASKED`)."""
 
     def handler(request, pairs, hide):
         state = _state(request)
         try:
-            if state.hold_counting:
+            if state.hold_counting and first_pass is None:
                 raise ApiError(503, "the first pass is still running")
-            value = answer(state.root, pairs, hide, ApiError)
+            value = (first_pass if state.hold_counting else answer)(state.root, pairs, hide, ApiError)
             return _json(value, headers={**(headers or {}), **(getattr(value, "headers", None) or {})})
         except ApiError as exc:
-            if exc.status != 503 or not state.hold_counting:
+            if exc.status != 503 or not state.hold_counting or exc.code == "busy":  # busy: asked again in a moment
                 raise
             raise ApiError(503, "not available yet: asz server's first pass is still collecting and parsing the sources "
                                 "(/api/status says how far it got); this is available when the pass ends",

@@ -1,7 +1,8 @@
 """``/api/search`` during a later pass of ``asz server``: an answer from what the index has committed so far is marked
 partial, with how many conversations are still being indexed (session 16).
 
-The first pass answers 503 throughout (tests/view_server/test_search_first_pass.py). A later pass lands and parses what
+The first pass answers from the index as it stood, marked ``first_pass`` (test_search_kept_index_first_pass.py), or 503
+where there is none yet (test_search_first_pass.py). A later pass lands and parses what
 is new, then updates the search index in its collect process while the server keeps answering from what that update
 has committed. Before, such an answer looked whole: a conversation the pass had parsed but not yet indexed was in no
 hit, and nothing said so.

@@ -1402,7 +1402,13 @@
           h('button', { class: 'btn', type: 'button', onclick: function () { setHash({ by: 'conversation' }); document.getElementById('byconv').checked = true; runSearch(); } },
             'Show ' + (res.data.across === 1 ? 'it' : 'them'))));
       }
-      if (res.data && res.data.partial) {  // another update (asz server's pass) is writing the index: what it committed so far
+      if (res.data && res.data.first_pass) {  // asz server's first pass runs: the index as it stood (trial 50b F5)
+        out.append(h('p', { class: 'box notice small', id: 'searchfirstpass' },
+          h('strong', null, 'The first collect pass is still running: '), 'these hits are from the search index as it stood' +
+          (res.data.partial ? ', which does not hold ' + num(res.data.indexing) + ' conversation' + (res.data.indexing === 1 ? '' : 's') + ' as they stand now' : '') +
+          '; what the pass lands is searched once it ends. ',
+          h('button', { class: 'btn', type: 'button', onclick: function () { runSearch(limit); } }, 'Search again')));
+      } else if (res.data && res.data.partial) {  // another update (asz server's pass) is writing the index: what it committed so far
         out.append(h('p', { class: 'box notice small', id: 'searchpartial' },
           h('strong', null, 'Partial: '), num(res.data.indexing) + ' conversation' + (res.data.indexing === 1 ? ' is' : 's are') +
           ' still being indexed (a collect pass is updating the search index); these hits are from the others. ',
