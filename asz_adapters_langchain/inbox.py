@@ -181,10 +181,8 @@ class _Pass:
 
     def recorded(self, trace: str) -> None:
         """One more of this pass's arrivals of ``trace`` is recorded: with none left, its held records follow."""
-        n = self.left.get(trace, 0)
-        if n > 0:
-            self.left[trace] = n - 1
-        for held in self.held.pop(trace, ()) if self.left.get(trace, 0) == 0 else ():
+        self.left[trace] = max(self.left.get(trace, 0) - 1, 0)
+        for held in self.held.pop(trace, ()) if self.left[trace] == 0 else ():
             self.emit(*held)
 
     def flush_failed(self) -> None:
@@ -387,8 +385,9 @@ class _Pass:
             tool_decisions(self, run, rid, mem, d, end or again, received)
         elif mem["k"] == "unknown":
             d["run_type"] = mem["ty"]  # a patch does not repeat it: the dialect names it in the unknown part
-        own = d.get("answer") == "own"  # a chain's own answer: held until this pass's runs beneath it are recorded (50c F1)
-        self.put(mem, {"asz": d, "op": op, "run": run, "received": a.get("received", "")}, hold=own and op == "patch")
+        own = d.get("answer") == "own"  # a chain's answer, or a decorated function's: held until the pass's runs beneath it land (50c F1)
+        answers = own or bool(mem.get("tr")) and (end or again) and run.get("outputs") not in (None, {})
+        self.put(mem, {"asz": d, "op": op, "run": run, "received": a.get("received", "")}, hold=answers and op == "patch")
         if end and posted_complete(mem["k"], op, run):
             # its record is at its start, the prompt (dialect._fill): one with no parts marks where it ended (48c F1)
             self.emit(mem["s"], mem["st"], {"asz": {"kind": "ended", "id": f"{rec_id}:end", "run": mem["t"], "parent": rec_id,

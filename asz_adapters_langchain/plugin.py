@@ -94,8 +94,9 @@ _LANDED_WITHOUT = (
                  "the talk's reply (it dropped it); and a finished run sent again with another end as a conflict (it "
                  "landed the changed end as a record no reader draws, searches or says)"),
     ((0, 16, 0), "a chain trace's answer, its first run's outputs when no model call's reply and no graph state holds "
-                 "them (it listed them under dropped, so no reader showed or searched them), and a model call whose run "
-                 "ended with no finish reason stated as ended (it read as a last snapshot with no end recorded)"),
+                 "them (it listed them under dropped, so no reader showed or searched them), a decorated function's "
+                 "answer after the model calls beneath it (the talk's reply read the model's), and a model call whose "
+                 "run ended with no finish reason stated as ended (it read as a last snapshot with no end recorded)"),
 )
 #: At most this many characters of a child stream's label read from the tool call that started it (:func:`child_label`).
 CHILD_LABEL_MAX = 80

@@ -4,9 +4,10 @@ chain_answers_app.py``; the receiver's address comes from LANGSMITH_ENDPOINT. Fo
 * ``plain``: ``RunnableLambda(upper) | RunnableLambda(prefix)``, no model call; it returns a string;
 * ``dict``: one ``RunnableLambda`` returning ``{"answer": …, "score": 3}``, no model call;
 * ``lcel``: ``prompt | model | StrOutputParser()``: its answer is the model's reply;
-* ``shout``: ``model | RunnableLambda(upper of the reply)``: its answer is not the model's reply.
+* ``shout``: ``model | RunnableLambda(upper of the reply)``: its answer is not the model's reply;
+* ``traced``: a ``@traceable`` function that asks the model and returns its reply in upper case.
 
-The model is langchain-core's ``GenericFakeChatModel``, which states no finish reason. Prints the four answers as one
+The model is langchain-core's ``GenericFakeChatModel``, which states no finish reason. Prints the five answers as one
 JSON object, by thread."""
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from langchain_core.output_parsers import StrOutputParser
 from langchain_core.prompts import ChatPromptTemplate
 from langchain_core.runnables import RunnableLambda
 from langchain_core.tracers.langchain import wait_for_all_tracers
+from langsmith import traceable
 
 USAGE = {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}
 
@@ -41,6 +43,12 @@ def main() -> None:
     out["lcel"] = lcel.invoke({"topic": "platypus"}, config=_cfg("lcel"))
     shout = _model("shoutanswer quoll") | RunnableLambda(lambda m: m.content.upper())
     out["shout"] = shout.invoke("SHOUTQUESTION quoll?", config=_cfg("shout"))
+
+    @traceable(name="traced_fn", metadata={"thread_id": "traced"})
+    def traced(q: str) -> str:
+        return _model("tracedanswer wallaby").invoke(q).content.upper()
+
+    out["traced"] = traced("TRACEDQUESTION wallaby?")
     wait_for_all_tracers()
     print(json.dumps(out, sort_keys=True))
 

@@ -4,8 +4,10 @@ F1: a chain with no model call (``RunnableLambda(upper) | RunnableLambda(…)``,
 lost its answer: its first run's ``outputs`` were listed under ``dropped`` and no reader showed or searched them. Now a
 chain trace's outputs that no model call's reply and no graph state holds land as its answer (``from: agent``: the
 talk's reply), its text the value (a string, or its JSON text); outputs whose text is a model call's reply stay listed
-(no answer twice). F5: langchain-core's fake chat model states no finish reason, so each of its calls read ``(last
-snapshot, no end recorded)`` though its run had ended.
+(no answer twice); a decorated function that asked a model answers after it (its end, sent first among its trace's
+patches by dotted order, read before the model's reply, so the talk's reply was the model's). F5: langchain-core's fake
+chat model states no finish reason, so each of its calls read ``(last snapshot, no end recorded)`` though its run
+had ended.
 
 Real data: chain_answers_app.py, the official langchain-core and LangSmith clients posting to a real receiver on
 loopback, collected by the real ``asz collect``. Expected answers are computed here from the app's own steps; what was
@@ -19,15 +21,17 @@ import re
 from pathlib import Path
 
 from asz_adapters_langchain.answers import CHAIN_ANSWER_WHY, REPLY_WHY
+from asz_adapters_langchain.dialect import ANSWER_WHY
 from langchain_helpers import landed_records, run_traced
 
 #: What chain_answers_app.py's four chains return, worked out from their steps.
 EXPECTED = {"plain": "PLAINANSWER " + "wombat chain input".upper()[::-1], "dict": {"answer": "DICTANSWER echidna", "score": 3},
-            "lcel": "LCELANSWER platypus", "shout": "shoutanswer quoll".upper()}
+            "lcel": "LCELANSWER platypus", "shout": "shoutanswer quoll".upper(), "traced": "tracedanswer wallaby".upper()}
 #: The text each thread's answer reads as: the string, or the value's compact JSON text.
 TEXT = {k: v if isinstance(v, str) else json.dumps(v, separators=(",", ":")) for k, v in EXPECTED.items()}
 #: The model replies each thread's model calls gave (chain_answers_app.py's fake model).
-REPLIES = {"plain": [], "dict": [], "lcel": ["LCELANSWER platypus"], "shout": ["shoutanswer quoll"]}
+REPLIES = {"plain": [], "dict": [], "lcel": ["LCELANSWER platypus"], "shout": ["shoutanswer quoll"],
+           "traced": ["tracedanswer wallaby"]}
 
 
 def _posted(root: Path) -> list[dict]:
@@ -42,7 +46,7 @@ def test_a_chains_answer_is_drawn_once_in_every_reader_and_a_call_that_ended_is_
                says=json.dumps(EXPECTED, sort_keys=True))
     assert "errors=0" in run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root)).stdout
     posted = _posted(root)
-    thread_of = {a["id"]: a["run"]["extra"]["metadata"]["thread_id"] for a in posted if a["op"] == "post"}
+    thread_of = {a["id"]: (a["run"].get("extra") or {}).get("metadata", {}).get("thread_id") for a in posted if a["op"] == "post"}
     firsts = {thread_of[a["id"]]: a["id"] for a in posted if a["op"] == "post" and not a["run"].get("parent_run_id")}
     ends = {a["id"]: a["run"] for a in posted if a["run"].get("end_time")}  # a patch, or a post sent with its end
     assert {t: ends[rid]["outputs"] for t, rid in firsts.items()} == {
@@ -76,7 +80,7 @@ def test_a_chains_answer_is_drawn_once_in_every_reader_and_a_call_that_ended_is_
         rid = firsts[thread]
         listed = [d.why for r in landed.values() if r.id in (rid, f"{rid}:patch:1") for d in r.dropped if d.what == "outputs"
                   and d.bytes == len(json.dumps(ends[rid]["outputs"], separators=(",", ":")).encode())]
-        said = REPLY_WHY if thread == "lcel" else CHAIN_ANSWER_WHY if posted_whole[thread] else None
+        said = REPLY_WHY if thread == "lcel" else None if not posted_whole[thread] else ANSWER_WHY if thread == "traced" else CHAIN_ANSWER_WHY
         assert listed == ([said] if said else []), (thread, listed)
     v = run_asz("verify", "--root", str(root), check=False)
     assert v.returncode == 0, v.stdout + v.stderr
