@@ -98,7 +98,7 @@ def collect(
 
     Each pass prints one line on stdout, ``[HH:MM:SS] sessions=N sources=N
     landed=N records=N bytes=N conflicts=N pending=N errors=N gone=N skipped=N
-    busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows kept after the line, nor a push: with --once a ``took … in all`` line on stderr says those, on a terminal or when they reach ASZ_PROGRESS_AFTER); ``landed`` counts files, ``skipped`` what the adapters passed
+    busy=N shrunk=N partial=N rounds=N (1.234s)``: the seconds are the pass's (landing, provider bodies, parse; not start-up nor the list rows and the search index kept after the line, nor a push: with --once a ``took … in all`` line on stderr says those, on a terminal or when they reach ASZ_PROGRESS_AFTER); ``landed`` counts files, ``skipped`` what the adapters passed
     over (followed by ``(asz sources lists them)`` when not 0: each with its reason),
     ``bytes`` source bytes, ``shrunk`` records too large to land whole (each told on stderr as ``warning:``), ``partial``
     sources ending in a line with no newline yet, or a snapshot read while its runtime rewrote it (cut: not valid JSON) (it waits, and lands once whole), ``gone`` landed sources gone since the last pass (counted once, by the pass that finds them: their cursor becomes source_gone; a landed source in no folder the pass was given is not looked at, not gone: one note per adapter counts those, docs/storage-root.md; one gone from its name (or renamed, said so) before any of it landed, or before what this pass's listing saw it grow by landed, is an ``error:``),
@@ -119,9 +119,7 @@ def collect(
     each session once. On a terminal a progress bar counts the sessions landed, then those parsed; piped, a pass still going after 5 s (``ASZ_PROGRESS_AFTER``) says where it is on stderr, ``collect: N of M session(s), B of L MB, T s`` (B: the bytes of the sessions done and what landed of those in hand, L: the bytes its listing saw) then ``parse: N session(s), T s``, again every 10 s (``ASZ_PROGRESS_EVERY``), also while one long session lands or parses (docs/reading.md, Progress and Ctrl-C). Ctrl-C stops at once and says on stderr ``stopped: landed N file(s) in N session(s)
     and wrote N round(s) this pass; K of M session(s) done`` (K as the progress line counts: landings ended, cursors written,
     new or not; the sessions landed in, from the files, hold at most one more per worker, stopped midway; ``; parsed K of M session(s)`` once all had landed) (exit 130 with --once, else 0; after the pass line it keeps its own status); SIGTERM stops it the same way (exit 143 with --once, else 0).
-    After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the
-    parse wrote rounds for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first
-    ``asz ls`` and ``asz usage`` read them there (docs/reading.md, After a collect).
+    After each pass line (with --once and while watching), the list rows and usage summaries of the conversations the parse wrote rounds for are counted and kept in ``_index/summaries.sqlite`` (withholding view.hide), so the first ``asz ls`` and ``asz usage`` read them there, then the search index is brought up to date (``index: N of M conversation(s), T s``), so the first ``asz search`` answers without indexing them (docs/reading.md, After a collect).
     """
     if lock_timeout < 0:
         raise usage_error("collect", f"--lock-timeout must not be negative, got {lock_timeout}")
@@ -209,14 +207,18 @@ def _decided(status: int) -> NoReturn:
 def _after_pass(storage: Path, cfg, written, *, watch: bool, parse: bool, jobs_n: int, said: dict[str, str],
                 passed: dict, jobs: list | None = None) -> int:
     """After a pass's line: the list rows of what it parsed are kept (--once and watching alike; ``passed["rows"]``
-    False once kept or said stopped), watch mode refreshes
-    the search index (docs/reading.md), an export endpoint gets what landed (issue 21; ``said``: the notes push said on
-    the process's earlier passes, a lasting one said once; ``jobs``: the pass's :class:`~.jobs.Job` s, whose
-    ``max_delta_bytes`` push cuts the rest of a stream at, as the pass cut). Returns push's status (0: nothing failed)."""
+    False once kept or said stopped), then the search index: of those with --once (``passed["index_kept"]``,
+    :mod:`.index_kept`: trial 49d F2), whole while watching (docs/reading.md); an export endpoint gets what landed (issue 21;
+    ``said``: the notes push said on the process's earlier passes, a lasting one said once; ``jobs``: the pass's
+    :class:`~.jobs.Job` s, whose ``max_delta_bytes`` push cuts the rest of a stream at). Returns push's status (0: none failed)."""
     if written:
         began = time.monotonic()
-        _keep_after_pass(storage, cfg, written, jobs_n, watch)
+        kept = _keep_after_pass(storage, cfg, written, jobs_n, watch)
         passed.update(rows=False, rows_kept=(len(written), time.monotonic() - began))  # rows_kept: collect_took.py
+        if not watch:
+            from .index_kept import keep_search_index
+
+            passed["index_kept"] = keep_search_index(storage, kept, jobs_n)
     if watch and parse:
         from ..reading.search import refresh
 
@@ -348,9 +350,8 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
           parse: bool, passed: dict) -> tuple[Counters, float, list[str]]:
     """One pass of ``asz collect``: land, then the provider bodies, then (``parse``) the rounds.
 
-    The search index is not part of the pass: ``asz search`` and ``/api/search``
-    bring it up to date before they answer, and a watching collector updates it
-    after each pass line (docs/reading.md).
+    The search index is not part of the pass: it is brought up to date after the pass line and the list rows
+    (:func:`_after_pass`), and by ``asz search`` and ``/api/search`` before they answer (docs/reading.md).
 
     Prints the pass line on stdout (and a ``note:`` on stderr when no session
     was found); returns the pass's counters, the seconds it took and the conversations its parse wrote rounds for.
@@ -405,23 +406,23 @@ def _pass(collectors: list[Collector], provider, storage: Path, cfg: Config, job
     return counters, took, written
 
 
-def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int, watch: bool = False) -> None:
+def _keep_after_pass(storage: Path, cfg: Config, written: list[str], jobs_n: int, watch: bool = False) -> list[str]:
     """:func:`~asz_core.cli.list_rows.keep_list_rows` for the conversations the pass wrote rounds for; a Ctrl-C while its
     module loads is said as one while it counts (the pass line is printed: the status stays the pass's). ``watch``: a
-    watching collector, whose Ctrl-C ends the command: the KeyboardInterrupt goes on to its handler after the line."""
+    watching collector, whose Ctrl-C ends the command: the KeyboardInterrupt goes on to its handler after the line.
+    Returns the conversations it was to keep (those titled by them too)."""
+    keeping = False
     try:
-        from .list_rows import keep_list_rows, stopped_keeping
-    except KeyboardInterrupt:
-        typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
+        from .list_rows import keep_list_rows
+
+        keeping = True
+        return keep_list_rows(storage, cfg, written, jobs_n, stop=watch, bar=True)
+    except KeyboardInterrupt:  # while its module loads, or between its own handler and here (watching: said there)
+        if not (watch and keeping):
+            typer.echo(f"note: {storage}: stopped keeping the list rows; asz ls counts those not kept", err=True)
         if watch:
             raise
-        return
-    try:
-        keep_list_rows(storage, cfg, written, jobs_n, stop=watch, bar=True)
-    except KeyboardInterrupt:  # between its own handler and here
-        if watch:
-            raise
-        stopped_keeping(storage)
+        return written
 
 
 def start_receivers(storage: Path, cfg: Config) -> list[str]:

@@ -1,10 +1,11 @@
 """The time ``asz collect --once`` took, as its user waited for it (trial 30d F5).
 
 The pass line's seconds are the pass's (landing, provider bodies, parse: docs/cli.md); the list rows kept after it
-(16 s of a 300 MB first collect) and a push after it, and the start-up before it, are not in them, so a user read
+(16 s of a 300 MB first collect), the search index kept after them and a push after it, and the start-up before it, are not in them, so a user read
 51.6 s where the command took 67.8 s. :func:`took_line` says the rest: one line on stderr after them, with the whole
 time from the process's start and each part, ``[HH:MM:SS] took 67.8s in all: start-up 0.3s, the pass 51.6s (its line
-above), after it 15.9s (the list rows of 529 conversation(s) 15.7s, the push 0.2s)``. It is said on a terminal, and
+above), after it 15.9s (the list rows of 529 conversation(s) 15.7s, the push 0.2s)`` (and, since trial 49d F2, ``the search
+index of N conversation(s) Ts`` after the list rows). It is said on a terminal, and
 piped when the parts outside the pass line reach ``ASZ_PROGRESS_AFTER`` seconds (default 5; the progress lines' rule:
 :func:`asz_core.reading.progress.line_seconds`), so a short pass piped into a script prints its pass line alone.
 """
@@ -38,11 +39,13 @@ def waited(at_least: float) -> float:
 
 
 def took_line(total: float, start_up: float, pass_s: float, rows: tuple[int, float] | None, push: float | None,
-              clock: float | None = None) -> str:
+              clock: float | None = None, index: tuple[int, float] | None = None) -> str:
     """The line (seconds each, one decimal): ``total`` from the process's start to now, ``start_up`` before the pass,
     ``pass_s`` the pass line's, and what came after it: ``rows`` (conversations, seconds) of the list rows kept,
-    ``push`` the push's seconds (None: not run). "after it" is ``total - start_up - pass_s``, so the parts add up."""
+    ``index`` (conversations indexed, seconds) of the search index kept after them (:mod:`.index_kept`), ``push`` the
+    push's seconds (None: not run). "after it" is ``total - start_up - pass_s``, so the parts add up."""
     after = [f"the list rows of {rows[0]} conversation(s) {rows[1]:.1f}s"] if rows is not None else []
+    after += [f"the search index of {index[0]} conversation(s) {index[1]:.1f}s"] if index is not None else []
     after += [f"the push {push:.1f}s"] if push is not None else []
     rest = max(0.0, total - start_up - pass_s)
     return (f"{log_stamp(clock)} took {total:.1f}s in all: start-up {start_up:.1f}s, the pass {pass_s:.1f}s (its line above), "
@@ -54,7 +57,7 @@ def say_took(began: float, pass_s: float, passed: dict) -> None:
     outside the pass line reached ``ASZ_PROGRESS_AFTER``. ``began``: ``time.monotonic()`` when the command's code
     began (the process's start is taken from the system where it says: :func:`process_seconds`); ``pass_s`` the
     pass line's seconds; ``passed``: ``end``, the monotonic time the pass line was printed, and ``rows_kept``
-    (conversations, seconds) and ``push_s`` when those ran."""
+    and ``index_kept`` (conversations, seconds) and ``push_s`` when those ran."""
     from ..reading.progress import line_seconds
 
     pass_s = round(pass_s, 3)  # the figure the pass line printed ("(0.550s)"), so the two round alike to 0.1 s
@@ -62,5 +65,5 @@ def say_took(began: float, pass_s: float, passed: dict) -> None:
     total = waited(now - began)
     start_up = max(0.0, total - (now - passed.get("end", now)) - pass_s)
     if sys.stderr.isatty() or total - pass_s >= line_seconds()[0]:
-        print(took_line(total, start_up, pass_s, passed.get("rows_kept"), passed.get("push_s")), file=sys.stderr,
-              flush=True)
+        print(took_line(total, start_up, pass_s, passed.get("rows_kept"), passed.get("push_s"),
+                        index=passed.get("index_kept")), file=sys.stderr, flush=True)

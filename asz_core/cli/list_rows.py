@@ -16,7 +16,7 @@ __all__ = ["keep_list_rows", "not_kept", "stopped_keeping"]
 
 
 def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *, stop: bool = False,
-                   bar: bool = False, told: Callable[[int, int], None] | None = None) -> None:
+                   bar: bool = False, told: Callable[[int, int], None] | None = None) -> list[str]:
     """Count and keep the ``asz ls`` rows and ``asz usage`` summaries of ``conversations`` (and, from the same build,
     the server's found records and ``asz usage tools``' entries: :mod:`asz_core.reading.kept_whole`), and of those a label in their
     sessions' files titles (:meth:`~asz_core.view.named_titles.NamedIn.titled_by`) (withholding ``view.hide``,
@@ -28,7 +28,9 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
     The landed files' digests the pass's landing handed (:mod:`asz_core.storage.handed`) are read, then let go of.
     ``cfg``: the loaded :class:`~asz_core.config.Config`. ``bar``: its progress as
     :class:`~asz_core.reading.progress.Bar` shows it (``rows: N of M conversation(s), T s`` once it runs long, piped).
-    ``told(done, of)``: called as runs of conversations are kept (``asz server``'s ``/api/status``, trial 46c F4)."""
+    ``told(done, of)``: called as runs of conversations are kept (``asz server``'s ``/api/status``, trial 46c F4).
+    Returns the conversations it was to keep (``conversations`` and those titled by them), kept or not: what
+    ``asz collect --once`` then indexes (:mod:`asz_core.cli.index_kept`)."""
     from ..config import ConfigError
 
     try:  # the imports too: a Ctrl-C just after the pass line lands here
@@ -68,6 +70,7 @@ def keep_list_rows(storage: Path, cfg, conversations: list[str], jobs_n: int, *,
         from ..storage.handed import forget
 
         forget()  # the digests the pass's landing handed to these rows (asz_core/storage/handed.py)
+    return list(conversations)
 
 
 def stopped_keeping(storage: Path) -> None:

@@ -50,8 +50,11 @@ def ro_root(request, tmp_path):
         (base / "projects" / SOURCE.parent.name).mkdir(parents=True)
         shutil.copy(SOURCE, base / "projects" / SOURCE.parent.name)
         root = base / "root"
-        asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))
-        if request.param != "no index":
+        asz("collect", "--once", "--source", str(base / "projects"), "--root", str(root))  # it keeps the index
+        if request.param == "no index":
+            for p in (root / "_index").glob("search-*"):
+                p.unlink()
+        else:
             asz("search", "hello", "--root", str(root))
         if request.param == "index of another version":
             with sqlite3.connect(root / INDEX_PATH) as con:
