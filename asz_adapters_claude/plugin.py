@@ -21,7 +21,7 @@ from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
 from .relayed import relayed_calls, relayed_results
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
-from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line
+from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line, record_words
 
 __all__ = ["ClaudeCodeLocal", "asz_register_adapters", "asz_register_commands"]
 
@@ -215,6 +215,11 @@ class ClaudeCodeLocal(Adapter):
         """A stop hook summary's hooks, each command and its ``durationMs``; see
         :func:`asz_adapters_claude.transcript.record_commands`."""
         return record_commands(record)
+
+    def record_words(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The words of Claude Code's own ``system`` line a reader reads (its content, short form, hooks' commands),
+        what search indexes; see :func:`asz_adapters_claude.transcript.record_words`."""
+        return record_words(record)
 
     def prompt_names_work(self, dialect: str, text: str) -> bool:
         """False for a slash command with no arguments, the caveat Claude Code writes before local commands, and a

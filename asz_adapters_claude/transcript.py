@@ -531,6 +531,26 @@ def record_commands(record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
             for i in infos if isinstance(i, Mapping) and isinstance(i.get("command"), str)] if isinstance(infos, list) else []
 
 
+def record_words(record: Mapping[str, Any]) -> str | None:
+    """The words of Claude Code's own ``system`` line a reader reads, one piece a line, read from the record's data
+    part (the line as written): its short form (:func:`record_line`), its ``content`` (not a ``local_command``'s,
+    whose markup the short form reads), a stop hook summary's commands (:func:`record_commands`), its ``hookErrors``
+    texts and ``stopReason``; a piece another already holds is left out; '' when it holds none. None for any other
+    record (the index then holds its data's string values). Never its field names nor metadata (``userType``,
+    ``cwd``, ``version``: trial 50b F2)."""
+    data = _data_part(record)
+    if data is None or data.get("type") != "system":
+        return None
+    content = data.get("content") if data.get("subtype") != "local_command" else None
+    errors = data.get("hookErrors") if isinstance(data.get("hookErrors"), list) else []
+    pieces = [record_line(record), content, *(c for c, _ in record_commands(record)), *errors, data.get("stopReason")]
+    out: list[str] = []
+    for x in pieces:
+        if isinstance(x, str) and x.strip() and not any(x in y for y in out):
+            out.append(x)
+    return "\n".join(out)
+
+
 #: The agent id prefix of the agent Claude Code runs to compact a conversation (2.1.39, the corpus's 8463c716:
 #: ``subagents/agent-acompact-f46190.jsonl``, whose last reply is the summary the main transcript's
 #: ``isCompactSummary`` record then holds).

@@ -1,9 +1,10 @@
 """The reading hooks of the adapter contract: what the readers ask an adapter about records it landed.
 
 :class:`ReadingHooks` is the mixin :class:`asz_core.plugins.adapter.Adapter` takes them from (a conversation's title,
-a prompt's blocks, a record's short line, a child stream's label, the content shape, the credits and turns a record
-gives, a tool call's gist, a notice's fixed wording). Each has a default that says nothing, so an adapter overrides only
-what its runtime needs; the readers call them only with a dialect the adapter speaks, and none may raise (an
+a prompt's blocks, a child stream's label, the content shape, the credits and turns a record gives, a tool call's
+gist, a notice's fixed wording; from :class:`RecordHooks` what a runtime's own record says: its short line, its
+commands, its words to search). Each has a default that says nothing, so an adapter overrides only what its runtime
+needs; the readers call them only with a dialect the adapter speaks, and none may raise (an
 exception, or an answer of another type, is taken as the default: docs/adapters.md). What the collector asks (the
 sources, their conversion, the source roots) stays on :class:`~asz_core.plugins.adapter.Adapter`.
 """
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-__all__ = ["AddedCredits", "ReadingHooks"]
+__all__ = ["AddedCredits", "ReadingHooks", "RecordHooks"]
 
 
 class AddedCredits(float):
@@ -22,7 +23,38 @@ class AddedCredits(float):
     __slots__ = ()
 
 
-class ReadingHooks:
+class RecordHooks:
+    """The hooks that read a runtime's own record (a notice, a compaction boundary) as a person reads it: its short
+    form, the commands it says ran, its words to search (:class:`ReadingHooks` derives from this class)."""
+
+    def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """A short form of a runtime's own record of ``dialect`` (a compaction's boundary, a runtime notice), one line
+        a person reads beside the step's label: Claude Code's compaction boundary ``auto, 167,731 tokens before``,
+        a stop hook summary ``2 hooks ran``. What a human rendering draws (``asz export``'s Markdown and HTML,
+        docs/reading.md); the record itself is still drawn whole. ``record`` as for :meth:`ReadingHooks.label_target`. Default
+        None (no short form). Must not raise (an exception, or an answer that is not a string with text: None)."""
+        return None
+
+    def record_commands(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
+        """The commands a runtime's own record of ``dialect`` says it ran, each with its run time in ms (None when the
+        record gives none), in the record's order: Claude Code's stop hook summary, each hook's ``command`` and
+        ``durationMs``. The md export draws them on the record's folded line, as claude-code-log draws a hook summary
+        (render 17, docs/reading.md). ``record`` as for :meth:`ReadingHooks.label_target`. Default [] (none). Must not raise (an
+        exception, or an answer that is not such a list, is taken as [])."""
+        return []
+
+    def record_words(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The words of a runtime's own record of ``dialect`` (one a notice or a compaction boundary cites) that a
+        reader reads, one piece a line: what ``asz search`` indexes for the record (kind ``notice``, docs/reading.md),
+        never its field names nor metadata (trial 50b F2: ``external`` found Claude Code's notices by
+        ``"userType":"external"``). Claude Code: a ``system`` line's ``content``, its :meth:`record_line`, a stop hook
+        summary's commands. ``record`` as for :meth:`ReadingHooks.label_target`. '' : the record says nothing to find. Default None:
+        the index holds the string values of the record's data, one a line (no key, no JSON punctuation). Must not
+        raise (an exception, or an answer that is not a string, is taken as None)."""
+        return None
+
+
+class ReadingHooks(RecordHooks):
     """The hooks the readers call on an adapter (:class:`~asz_core.plugins.adapter.Adapter` derives from this class)."""
 
     def label_target(self, dialect: str, record: Mapping[str, Any]) -> str | None:
@@ -70,22 +102,6 @@ class ReadingHooks:
         as it landed. ``text`` as for :meth:`prompt_title`. Default ``[("text", text)]``. Must not raise (an
         exception, or an answer that is not such a list, is taken as the default)."""
         return [("text", text)]
-
-    def record_line(self, dialect: str, record: Mapping[str, Any]) -> str | None:
-        """A short form of a runtime's own record of ``dialect`` (a compaction's boundary, a runtime notice), one line
-        a person reads beside the step's label: Claude Code's compaction boundary ``auto, 167,731 tokens before``,
-        a stop hook summary ``2 hooks ran``. What a human rendering draws (``asz export``'s Markdown and HTML,
-        docs/reading.md); the record itself is still drawn whole. ``record`` as for :meth:`label_target`. Default
-        None (no short form). Must not raise (an exception, or an answer that is not a string with text: None)."""
-        return None
-
-    def record_commands(self, dialect: str, record: Mapping[str, Any]) -> list[tuple[str, int | None]]:
-        """The commands a runtime's own record of ``dialect`` says it ran, each with its run time in ms (None when the
-        record gives none), in the record's order: Claude Code's stop hook summary, each hook's ``command`` and
-        ``durationMs``. The md export draws them on the record's folded line, as claude-code-log draws a hook summary
-        (render 17, docs/reading.md). ``record`` as for :meth:`label_target`. Default [] (none). Must not raise (an
-        exception, or an answer that is not such a list, is taken as [])."""
-        return []
 
     def child_label(self, dialect: str, stream: str, call: Mapping[str, Any] | None, prompt: str = "") -> str:
         """What a child stream of ``dialect`` was started to do, for a child whose records carry no ``label`` (Claude

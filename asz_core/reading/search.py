@@ -228,7 +228,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             at = 0 if (ns := parse_instant(rec.get("time"))) is None else ns // 1_000_000
             copy = (ln.seq, row) in copies or written_again(ids, rec, (ln.seq, row, None) in cites)
             prompt = _part_rows(held if copy else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
-                                cites, talk_of)
+                                cites, talk_of, header.dialect if header else "")
             label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
             if header is not None and ln.kind == "transcript" and len(rec.get("parts") or ()) == 1:  # copied tool calls (fix50a)
                 relayed_rows(held if copy else out, rec, header.dialect, (conversation, ln.seq, rel, row, flags, repeats, at), fold.nodes, talk_of)
@@ -244,10 +244,11 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
     return head, out, meta
 
 
-def _part_rows(out: list[tuple], meta: Meta, rec: dict, where: tuple, cites: dict[tuple, str], talk_of: dict[str, str]) -> str:
+def _part_rows(out: list[tuple], meta: Meta, rec: dict, where: tuple, cites: dict[tuple, str], talk_of: dict[str, str],
+               dialect: str) -> str:
     """Append to ``out`` an index row for each text part of landed record ``rec`` (``where``: conversation, its file's
-    seq and name, its row, flags, repeats, time in ms), named by the step citing it (``cites``, ``talk_of``:
-    :func:`_step_map`); a part too large to land is a gap of ``meta``. Returns the text of its person's prompt parts
+    seq and name, its row, flags, repeats, time in ms; ``dialect`` its file's), named by the step citing it (``cites``,
+    ``talk_of``: :func:`_step_map`); a part too large to land is a gap of ``meta``. Returns the text of its person's prompt parts
     (as the talk's label has them), ''."""
     conversation, seq, rel, row, flags, repeats, at = where
     prompt = ""
@@ -256,7 +257,7 @@ def _part_rows(out: list[tuple], meta: Meta, rec: dict, where: tuple, cites: dic
             continue
         step = cites.get((seq, row, block)) or cites.get((seq, row, None)) or ""
         kind = talk_of.get("kind:" + step, "")
-        got = part_index(rec, p, kind)
+        got = part_index(rec, p, kind, dialect)
         if got is None:
             if p.get("state") == "too_large":  # its text never landed: said on every query (trial 24b F1)
                 meta.unread.append((rel, too_large_gap(row, block, p)))

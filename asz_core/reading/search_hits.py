@@ -79,13 +79,21 @@ def person_typed(rec: dict) -> bool:
             and any(isinstance(p, dict) and p.get("k") == "text" for p in rec.get("parts") or ()))
 
 
-def part_text(rec: dict, p: dict, step_kind: str) -> tuple[str, str] | None:
-    """``(kind, text)`` to index for one part of ``rec`` which a step of kind ``step_kind`` cites, or None (media and
-    empty parts, an unknown part taken out, and a data part no step of :data:`DATA_STEPS` cites, are not indexed). A
-    text part's kind is :func:`text_kind`'s; an unknown part's bytes are ``undescribed`` (:func:`undescribed_text`)."""
+def part_text(rec: dict, p: dict, step_kind: str, dialect: str = "") -> tuple[str, str] | None:
+    """``(kind, text)`` to index for one part of ``rec`` (of a file of ``dialect``) which a step of kind ``step_kind``
+    cites, or None (media and empty parts, an unknown part taken out, and a data part no step of :data:`DATA_STEPS`
+    cites, are not indexed). A text part's kind is :func:`text_kind`'s; an unknown part's bytes are ``undescribed``
+    (:func:`undescribed_text`); a notice's data part its words, never its JSON (:func:`~asz_core.reading.search_notice.
+    notice_words`: trial 50b F2, ``external`` found notices by ``"userType":"external"``)."""
     k = p.get("k")
     if k == "data" and step_kind in DATA_STEPS and p.get("data") is not None:
-        kind, text = DATA_STEPS[step_kind], json_text(p["data"])
+        kind = DATA_STEPS[step_kind]
+        if kind == "notice":
+            from .search_notice import notice_words
+
+            text = notice_words(rec, p, dialect)
+        else:
+            text = json_text(p["data"])
     elif k == "text":  # a runtime's notice the document draws (an interrupt notice an earlier rule flagged a prompt)
         kind, text = "notice" if step_kind == "control.notice" else text_kind(rec), p.get("text", "")
     elif k == "reasoning":
@@ -149,11 +157,11 @@ def masked_index(text: str) -> tuple[str, list[tuple[str, str, str]]]:
     return index_form(shown), found
 
 
-def part_index(rec: dict, p: dict, step_kind: str) -> tuple[str, str, str, list] | None:
+def part_index(rec: dict, p: dict, step_kind: str, dialect: str = "") -> tuple[str, str, str, list] | None:
     """``(kind, text, indexed text, credentials)`` of one part (:func:`part_text`; the indexed text and credentials
     are :func:`masked_index`'s): what the index holds for it, and what a hit is checked against
-    (:meth:`HitCheck.holds`)."""
-    got = part_text(rec, p, step_kind)
+    (:meth:`HitCheck.holds`, with the file's ``dialect``, as the index read it)."""
+    got = part_text(rec, p, step_kind, dialect)
     return None if got is None else (got[0], got[1], *masked_index(got[1]))
 
 
@@ -236,7 +244,7 @@ class HitCheck:
 
         step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
         for p in [*rec["parts"], *copied_parts(rec, self._dialect(file))] if r[5] in ("tool_input", "tool_result") else rec["parts"]:
-            x = part_index(rec, p, step) if isinstance(p, dict) else None
+            x = part_index(rec, p, step, self._dialect(file)) if isinstance(p, dict) else None
             if x is not None and x[0] == r[5] and x[2] == got[0]:
                 if r[5] == "undescribed":
                     self.notes[r[10]] = undescribed_note(p)
