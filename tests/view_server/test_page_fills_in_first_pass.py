@@ -97,3 +97,40 @@ def test_a_page_opened_before_the_first_row_fills_in_as_the_pass_lists_them(corp
     assert end["mark"] == 1, "the page was loaded again"
     assert end["rows"] == COPIES and end["box"] is None and end["search"], end
     assert all(t.startswith(PROMPT[:40]) for t in end["titles"]), end["titles"]
+
+
+def test_an_empty_roots_page_draws_the_list_once_rows_come(corpus_collected, corpus_projects, tmp_path, request):
+    """``asz view`` on a root with no conversation: the box says how to fill it (no pass of its own); once a collect
+    elsewhere fills the root, the next poll draws the search and every row, with no reload (the same fault as F1)."""
+    import shutil
+
+    from test_view_server_browser import quick_polls
+
+    drv = browser_or_none(request)
+    if drv is None:
+        pytest.skip("the page is what this tests: Debian's chromium and chromium-driver are not installed")
+    sessions = {p.stem for p in corpus_projects.glob("*/*.jsonl") if not p.name.startswith("agent-")}  # one conversation each
+    root = tmp_path / "root"
+    root.mkdir()
+    s = Served(["view", "--root", str(root)], tmp_path)
+    try:
+        with quick_polls(drv):
+            drv.get("about:blank")
+            drv.get(s.base + "/")
+            deadline = time.monotonic() + 30
+            while (got := _page(drv))["box"] is None:
+                assert time.monotonic() < deadline, got
+                time.sleep(0.1)
+            assert got["box"].startswith("No conversations yet. This storage root holds no conversation: collect") and \
+                not got["first"] and not got["search"], got
+            drv.execute_script("window.__opened = 1")
+            shutil.copytree(corpus_collected, root, symlinks=True, dirs_exist_ok=True)  # as asz collect --once fills it
+            deadline = time.monotonic() + 60
+            while (got := _page(drv))["rows"] < len(sessions):
+                assert time.monotonic() < deadline, got
+                time.sleep(0.2)
+    finally:
+        s.stop()
+    assert got["mark"] == 1 and got["box"] is None and got["search"] and got["rows"] == len(sessions) == 11, got
+    assert sorted(drv.execute_script("return Array.from(document.querySelectorAll('#rows tr')).map(r => r.dataset.id)")) \
+        == sorted(sessions)
