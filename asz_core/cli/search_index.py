@@ -43,7 +43,7 @@ def index_up_to_date(r: Path, reindex: bool, cmd: str = "search"):
                 elsewhere(r, index_path(r), copy=False)  # a read-only root: a new index outside it, built whole
         ids = list_conversations(r)
         with Bar("index", len(ids), unit="conversation(s)") as bar:
-            # Rows read in one forked worker per CPU, as collect and parse do (asz collect --once leaves the index here).
+            # Rows read in one forked worker per CPU, as collect and parse do (after asz collect --once: only what is new).
             return update_index(r, step=bar.advance, jobs=default_jobs(), waiting=lambda holder: typer.echo(
                 f"asz {cmd}: {WAITING}{f' ({holder})' if holder else ''}: waiting for it", err=True),
                 waited=lambda seconds: (bar.restart(), typer.echo(f"asz {cmd}: {WAITED.format(seconds=seconds)}", err=True)))
