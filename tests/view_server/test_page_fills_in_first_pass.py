@@ -38,6 +38,19 @@ def _page(drv) -> dict:
               titles: Array.from(document.querySelectorAll('#rows a.convtitle')).map(a => a.textContent)};""")
 
 
+def _opened_empty(drv, url: str) -> dict:
+    """Load ``url`` and wait for the box of a list with no row; then mark the page (``window.__opened``: gone if it is
+    loaded again) and return what it shows (:func:`_page`)."""
+    drv.get("about:blank")
+    drv.get(url)
+    deadline = time.monotonic() + 30
+    while (got := _page(drv))["box"] is None:
+        assert time.monotonic() < deadline, got
+        time.sleep(0.1)
+    drv.execute_script("window.__opened = 1")
+    return got
+
+
 @pytest.mark.slow
 def test_a_page_opened_before_the_first_row_fills_in_as_the_pass_lists_them(corpus_projects, tmp_path, request):
     drv = browser_or_none(request)
@@ -54,13 +67,7 @@ def test_a_page_opened_before_the_first_row_fills_in_as_the_pass_lists_them(corp
     holder = threading.Thread(target=_hold_the_store, args=(root / "_index" / "summaries.sqlite", stop), daemon=True)
     try:
         drv.set_window_size(1280, 1000)
-        drv.get("about:blank")
-        drv.get(s.base + "/")
-        deadline = time.monotonic() + 30
-        while (got := _page(drv))["box"] is None:
-            assert time.monotonic() < deadline, got
-            time.sleep(0.1)
-        drv.execute_script("window.__opened = 1")  # gone if the page is loaded again
+        got = _opened_empty(drv, s.base + "/")
         status, listed = s.get("/api/status").json(), s.get("/api/conversations").json()
         assert status["first_pass"] is True and status["last_pass"] is None and listed["conversations"] == []
         assert listed["note"] == NOTE
@@ -115,15 +122,9 @@ def test_an_empty_roots_page_draws_the_list_once_rows_come(corpus_collected, cor
     s = Served(["view", "--root", str(root)], tmp_path)
     try:
         with quick_polls(drv):
-            drv.get("about:blank")
-            drv.get(s.base + "/")
-            deadline = time.monotonic() + 30
-            while (got := _page(drv))["box"] is None:
-                assert time.monotonic() < deadline, got
-                time.sleep(0.1)
+            got = _opened_empty(drv, s.base + "/")
             assert got["box"].startswith("No conversations yet. This storage root holds no conversation: collect") and \
                 not got["first"] and not got["search"], got
-            drv.execute_script("window.__opened = 1")
             shutil.copytree(corpus_collected, root, symlinks=True, dirs_exist_ok=True)  # as asz collect --once fills it
             deadline = time.monotonic() + 60
             while (got := _page(drv))["rows"] < len(sessions):
