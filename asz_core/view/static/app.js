@@ -733,7 +733,7 @@
   function emptyBox(status) {
     if (FIRST_PASS) {
       return h('div', { class: 'box notice', id: 'empty', 'data-first-pass': '' }, h('strong', null, 'Reading the sources. '),
-        LIST.note ? sentence(LIST.note) : '', ' Each conversation is listed here as soon as it is kept; the page fills in by itself.');
+        LIST.note ? sentence(LIST.note) : '', ' The page fills in by itself, with no reload.');
     }
     if (status && status.mode === 'server') {
       return h('div', { class: 'box notice', id: 'empty' }, h('strong', null, 'No conversations yet. '), LIST.note ? sentence(LIST.note) : '');
