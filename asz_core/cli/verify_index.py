@@ -19,8 +19,10 @@ from typing import Optional
 
 __all__ = ["page_rows", "links_checked", "shown_figures", "figures_checked"]
 
-#: The header of an md index's table (:func:`~asz_core.reading.export_index.index_markdown`).
+#: The headers of an md index's table (:func:`~asz_core.reading.export_index.index_markdown`): before render 57, and
+#: from it with its ``runtime`` column (:mod:`~asz_core.reading.head_said`).
 MD_HEAD = "| last activity | title | project | talks | tokens | cost | state | file |"
+MD_HEADS = (MD_HEAD, "| last activity | title | project | runtime | talks | tokens | cost | state | file |")
 _CELL = re.compile(r"(?<!\\)\|")
 
 
@@ -28,9 +30,10 @@ def _md_rows(text: str) -> list[dict]:
     """The rows of every table of an md index: one table (before trial 37a F6), or one per project's section."""
     lines = text.split("\n")
     rows = []
-    heads = [i for i, line in enumerate(lines) if line == MD_HEAD]
-    for line in (line for i in heads for line in _table_lines(lines, i + 2)):  # past the header and its --- line
+    heads = [(i, line != MD_HEAD) for i, line in enumerate(lines) if line in MD_HEADS]
+    for line, runtime in ((line, r) for i, r in heads for line in _table_lines(lines, i + 2)):  # past the --- line
         cells = [c.strip() for c in _CELL.split(line)[1:-1]]
+        cells = cells[:3] + cells[4:] if runtime and len(cells) == 9 else cells if not runtime else []  # render 57
         if len(cells) != 8:
             rows.append({"bad": line[:80]})
             continue
@@ -87,6 +90,7 @@ def _html_rows(text: str) -> list[dict]:
     t.feed(text)
     rows = []
     for cells in t.rows:
+        cells = cells[:2] + cells[3:] if len(cells) == 8 else cells  # its runtime column (render 57) left out
         if len(cells) != 7:
             rows.append({"bad": html.escape(" ".join(c[0] for c in cells))[:80]})
             continue

@@ -21,6 +21,7 @@ from ..view.zone import zone_name
 from .export import isolated, page, when_text as _when
 from .export_blocks import literal
 from .export_render import COUNTED_IN_RENDER, INDEX_WORDS_RENDER, drawn
+from .head_said import html_head, index_head, runtime_said, runtimes_drawn
 from .termtext import md_line
 
 __all__ = ["counted_elsewhere", "github_slugs", "index_figures", "index_html", "index_markdown", "marks_said", "project_groups", "summed_row"]
@@ -212,8 +213,7 @@ def index_markdown(rows: Sequence[dict], files: dict[str, str], flagged: Collect
               for n, slug, (_, mine) in zip(names, slugs, groups)]
     for n, (_, mine) in zip(names, groups):
         lines += ["", f"## {_md_heading(n)}", "", f"{_index_total(mine, elsewhere)} · {_ran(mine, md=True)}", "",
-                  "| last activity | title | project | talks | tokens | cost | state | file |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- |"]
+                  *index_head()]
         lines += [_md_row(r, files, flagged, skipped, cell) for r in mine]
     return "\n".join(lines + ["", _index_total(rows, elsewhere)] + [x for m in marks_said(rows, elsewhere) for x in ("", "\\" + _md_cell(m))]) + "\n"
 
@@ -229,6 +229,7 @@ def _md_row(r: dict, files: dict, flagged: Collection[str], skipped: Mapping[str
     if r["id"] in skipped:
         state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
     tokens, cost = index_figures(r)
+    project += f" | {cell(runtime_said(r) or '-')}" if runtimes_drawn() else ""  # its own column (render 57)
     return (f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
             f"{state} | {link} |")
 
@@ -322,6 +323,7 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
         cell = f"<b>not exported</b>: {e(skipped[r['id']])}"
     else:
         title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
+    title += f"</td><td>{e(runtime_said(r) or '-')}" if runtimes_drawn() else ""  # its own column (render 57)
     return (f"<tr{cls}><td class=\"when\">{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td><td>{r.get('talks') or 0}</td>"
             + "".join(f"<td class=\"num\">{e(x)}</td>" for x in index_figures(r)) +
             f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
@@ -331,8 +333,6 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
 #: total's: a browser breaks ``2026-02-11`` after a hyphen, trial 21), figures right.
 INDEX_CSS = (".when{white-space:nowrap}td.num{text-align:right;white-space:nowrap}"
              "section.project{margin:1.5em 0}nav.projects li{margin:.1em 0}")
-_HEAD = ("<tr class=\"head\"><th>last activity</th><th>title</th><th>talks</th><th>tokens</th><th>cost</th><th>state</th>"
-         "<th>id</th></tr>")
 
 
 def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[str] = (),
@@ -351,7 +351,7 @@ def index_html(rows: Sequence[dict], files: dict[str, str], flagged: Collection[
         totals = f"{e(_index_total(mine, elsewhere))} · {_ran(mine)}"
         nav.append(f"<li><a href=\"#project-{i}\">{name}</a> <span class=\"meta\">{totals}</span></li>")
         sections.append(f"<section class=\"project\" id=\"project-{i}\"><h2>{name}</h2><p class=\"meta\">{totals}</p>"
-                        f"<table>{_HEAD}{''.join(_index_row(r, files, flagged, skipped) for r in mine)}</table></section>")
+                        f"<table>{html_head()}{''.join(_index_row(r, files, flagged, skipped) for r in mine)}</table></section>")
     note = _index_note(rows, flagged, skipped)
     head = f"<div class=\"failed\"><b>{e(note)}</b></div>" if note else ""
     return page("Conversations", f"<h1>Conversations</h1><p class=\"meta\">Last activity in {e(zone_name())}.</p>"

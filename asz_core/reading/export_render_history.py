@@ -345,4 +345,9 @@ name with no module (:func:`drawing`, :data:`FIELDS_RENDER`) is :mod:`~asz_core.
   ``usd 0.0, usd_exact 0, unpriced gpt-4o-mini, priced no``, read as free (trial 50c F3;
   :func:`~asz_core.view.prices.costs_said`, :data:`~asz_core.reading.export_render.COST_SAID_RENDER`). A copy of render
   55 or before is made again as it was drawn.
+- render 57: a folder export's index has a ``runtime`` column, each conversation's runtime's name (md: ``| last
+  activity | title | project | runtime | talks | …``; html: after ``title``), where render 56 named none (trial 50c
+  F2; :func:`~asz_core.reading.head_said.index_head`, :data:`~asz_core.reading.export_render.INDEX_RUNTIME_RENDER`).
+  ``asz verify --export DIR`` reads the rows of either (:data:`~asz_core.cli.verify_index.MD_HEADS`). A copy of render
+  56 or before is made again as it was drawn.
 """

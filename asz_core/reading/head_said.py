@@ -9,6 +9,9 @@ HEAD_SAID_RENDER`; trial 50c F2, F4, F6):
   0``: the ``tool_call`` lines that follow, by their ``status``), where render 54 said ``errors: none`` alone while two
   tool calls had failed (``errors`` says a model request that failed and a run that failed, as ``asz ls`` says them,
   never a tool call): :func:`tool_calls_said`;
+- from render 57 a folder export's index (md and html) has a ``runtime`` column, each conversation's runtime's name
+  (after ``project`` in md, after ``title`` in html), where render 56 named none, though a folder's totals sum
+  conversations of several runtimes (trial 50c F2): :func:`index_head`, :func:`html_head`, :func:`runtimes_drawn`;
 - a step with no time (a Kiro CLI 2.x reply) reads ``**Assistant** · `ID``` in md and html, where render 54 drew an
   empty slot, ``**Assistant** ·  · `ID```: :func:`when_slot`.
 """
@@ -17,7 +20,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
-__all__ = ["head_said", "runtime_said", "tool_calls_said", "when_slot"]
+__all__ = ["INDEX_MD_HEAD", "INDEX_MD_RUNTIME_HEAD", "html_head", "head_said", "index_head", "runtime_said", "runtimes_drawn",
+           "tool_calls_said", "when_slot"]
 
 
 def _now() -> bool:
@@ -69,3 +73,28 @@ def when_slot(st: dict, esc: Callable[[str], str]) -> str:
 
     when = step_when(st)
     return f" · {esc(when)}" if when or not _now() else ""
+
+
+#: An md index's table header before render 57 and from it (:func:`index_head`; ``asz verify --export`` reads both).
+INDEX_MD_HEAD = "| last activity | title | project | talks | tokens | cost | state | file |"
+INDEX_MD_RUNTIME_HEAD = "| last activity | title | project | runtime | talks | tokens | cost | state | file |"
+
+
+def runtimes_drawn() -> bool:
+    """Whether the index being drawn has its ``runtime`` column (render 57 on)."""
+    from .export_render import INDEX_RUNTIME_RENDER, drawn
+
+    return drawn() >= INDEX_RUNTIME_RENDER
+
+
+def index_head() -> list[str]:
+    """The md index table's header and its rule line, with ``runtime`` from render 57."""
+    head = INDEX_MD_RUNTIME_HEAD if runtimes_drawn() else INDEX_MD_HEAD
+    return [head, "|" + " --- |" * (head.count("|") - 1)]
+
+
+def html_head() -> str:
+    """The html index table's header row, with ``runtime`` after ``title`` from render 57."""
+    runtime = "<th>runtime</th>" if runtimes_drawn() else ""
+    return (f"<tr class=\"head\"><th>last activity</th><th>title</th>{runtime}<th>talks</th><th>tokens</th><th>cost</th>"
+            "<th>state</th><th>id</th></tr>")

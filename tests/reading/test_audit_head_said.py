@@ -119,3 +119,24 @@ def test_a_kiro_conversation_s_cost_is_null_not_zero(root):
     got = json.loads(asz_in_process("usage", "session", "--json", "--root", str(r), env=env).stdout)
     assert [x["cost"]["usd"] for x in got] == [None, None] and got[0]["total"]["cost"]["usd"] is None
     assert "cost: none (no tokens to price)" in _export(root, V3, "--format", "text").splitlines()
+
+
+@pytest.mark.parametrize("fmt, index", [("text", "index.md"), ("html", "index.html")])
+def test_a_folder_export_s_index_names_each_runtime_and_checks(root, tmp_path, fmt, index):
+    """A folder export's index sums conversations that may come of several runtimes: from render 57 it names each
+    one's (md: a ``runtime`` column after ``project``; html: after ``title``), and ``asz verify --export DIR --root``
+    still reads its rows (trial 50c F2)."""
+    r, env = root
+    out = tmp_path / "out"
+    p = asz_in_process("export", "--since", "2000-01-01", "--format", fmt, "--out", f"{out}/", "--root", str(r), env=env)
+    assert p.returncode == 0, p.stderr
+    page = (out / index).read_text()
+    if index.endswith(".md"):
+        rows = [x for x in page.splitlines() if x.startswith("| 2026-")]
+        assert "| last activity | title | project | runtime | talks |" in page
+        assert len(rows) == 2 and all(x.split(" | ")[3] == "kiro" for x in rows), rows
+    else:
+        assert "<th>title</th><th>runtime</th>" in page and page.count("</a></td><td>kiro</td>") == 2
+    v = asz_in_process("verify", "--export", str(out), "--root", str(r), env=env)
+    assert v.returncode == 0, v.stdout + v.stderr
+    assert "ok: 2 of 2 copies check against the root" in v.stdout

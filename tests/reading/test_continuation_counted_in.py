@@ -72,7 +72,7 @@ def test_a_folder_export_says_it_in_index_and_header_and_checks(pair, fmt, tmp_p
         assert "not recorded" not in index and "not recorded" not in head
         if fmt == "md":
             (row,) = [x for x in index.splitlines() if f"[{copy}.md]" in x]
-            assert row.split(" | ")[4:6] == ["0", "$0.00"], row
+            assert row.split(" | ")[3:7] == ["claude-code", "0", "0", "$0.00"], row  # its runtime column: render 57
             assert all(f"- {x}" in head.splitlines() for x in _said(pair["counting"]))
         else:
             (row,) = [x for x in index.splitlines() if f"<td class=\"id\">{copy}</td>" in x]

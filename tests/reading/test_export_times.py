@@ -46,6 +46,6 @@ def test_an_index_says_unknown_for_a_conversation_without_times(tmp_path):
     out = tmp_path / "all"
     asz("export", "--project", "timeless", "--format", "md", "--out", str(out), "--root", str(root))
     # no model call: nothing recorded to count, as asz ls says it (rows.usage_unrecorded), never 0 and $0.00
-    row = f"| unknown | hi | /home/dev/timeless | 1 | not recorded | - | verified | [{SID}.md]({SID}.md) |"
+    row = f"| unknown | hi | /home/dev/timeless | claude-code | 1 | not recorded | - | verified | [{SID}.md]({SID}.md) |"
     assert row in (out / "index.md").read_text(encoding="utf-8")
     assert "\n- times unknown (no record carries one; landed " in (out / f"{SID}.md").read_text(encoding="utf-8")
