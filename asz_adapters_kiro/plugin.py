@@ -236,6 +236,14 @@ class KiroAdapter(Adapter):
         paths; None for any other call (the readers' own rule). See :func:`asz_adapters_kiro.gists.call_gist`."""
         return call_gist(name, data)
 
+    def record_words(self, dialect: str, record: Mapping[str, Any]) -> str | None:
+        """The words of a 3.x runtime event: a notice's text part holds them (``context usage: 1.97 %``, ``tool_approval
+        asked: fs_write; …``, indexed as it is), so its payload adds none (''); None for an event with no text (a
+        ``session_event``: its payload's string values are indexed). Never raises."""
+        parts = record.get("parts") if isinstance(record, Mapping) else None
+        said = isinstance(parts, list) and any(isinstance(p, Mapping) and p.get("k") == "text" for p in parts)
+        return "" if said else None
+
     def document_unfinished(self, source: Source, data: bytes) -> str:
         """Why a snapshot file's bytes read as a document Kiro was rewriting when they were read, '' when they read
         whole: Kiro writes a 3.x ``session.json``, a 2.x ``<id>.json`` and its IDE files whole again at each change,

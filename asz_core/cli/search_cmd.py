@@ -65,7 +65,7 @@ def search(
 ) -> None:
     """Search the prompts, replies, thinking, tool inputs and tool results, the labels (titles), and the bytes of the records no dialect could describe, of every conversation in a root.
 
-    The index (<root>/_index/search-55.sqlite, derived data; 55 is its schema) is brought up to date first: conversations whose head round
+    The index (<root>/_index/search-56.sqlite, derived data; 56 is its schema) is brought up to date first: conversations whose head round
     changed are indexed again. A record carrying a flag view.hide names is never matched, counted or shown. Hits come best first (bm25), hits of equal score (the same text in copies of a conversation) newest first. Each hit prints its conversation, title, time, step id, landed file and row, and
     a snippet with the matches marked: in colour on a terminal, else between « and », where a « or » of the text
     itself has a backslash before it. A hit whose landed file no longer verifies (damaged before or since it was

@@ -162,7 +162,14 @@ def part_index(rec: dict, p: dict, step_kind: str, dialect: str = "") -> tuple[s
     are :func:`masked_index`'s): what the index holds for it, and what a hit is checked against
     (:meth:`HitCheck.holds`, with the file's ``dialect``, as the index read it)."""
     got = part_text(rec, p, step_kind, dialect)
-    return None if got is None else (got[0], got[1], *masked_index(got[1]))
+    if got is None:
+        return None
+    shown, found = masked_index(got[1])
+    if got[0] == "notice" and p.get("k") == "data":  # each credential its record's data holds (search_notice)
+        from .search_notice import data_credentials
+
+        found = data_credentials(p["data"])
+    return got[0], got[1], shown, found
 
 
 #: Why a hit whose indexed text is not what its cited record holds is left out (:func:`search`).

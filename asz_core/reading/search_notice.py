@@ -13,13 +13,29 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["data_values", "notice_words"]
+import orjson
+
+__all__ = ["data_values", "notice_words", "data_credentials"]
 
 
 def data_values(data: Any) -> str:
     """Every string value of ``data`` (a record's data part), depth first in the data's order, one a line: no key, no
     number, no ``true``/``null`` and no JSON punctuation, so a search finds a runtime's record by what it holds, not by
-    its field names. A string value holding only whitespace is left out; a string on its own is itself."""
+    its field names. A string value holding only whitespace is left out; a string on its own is itself. A credential
+    its JSON shows by its member's name (``"password": …``, an environment's ``DB_PASS``) is masked first, as the JSON
+    is (:func:`~asz_core.view.secret_forms.masked_found`), so its value, once its key is gone, is never held bare; JSON
+    that does not read back once masked is held as that masked JSON (:func:`~asz_core.reading.search_hits.json_text`)."""
+    from ..view.secret_forms import masked_found
+
+    raw = orjson.dumps(data, default=str).decode("utf-8")
+    shown, found = masked_found(raw)
+    if found:
+        try:
+            data = orjson.loads(shown)
+        except orjson.JSONDecodeError:
+            from .search_undescribed import line_breaks
+
+            return line_breaks(shown)
     out: list[str] = []
     todo = [data]
     while todo:
@@ -47,3 +63,12 @@ def notice_words(rec: dict, p: dict, dialect: str) -> str:
         return data_values(p.get("data"))
     first = next((q for q in rec.get("parts") or () if isinstance(q, dict) and q.get("k") == "data"), None)
     return got if first is p else ""
+
+
+def data_credentials(data: Any) -> list[tuple[str, str, str]]:
+    """``(kind, shown, fingerprint)`` of each credential of a notice's ``data`` as its JSON holds it (what ``asz secrets``
+    lists of the record, as before schema 55: :func:`~asz_core.reading.search_hits.masked_index` of its JSON text), the
+    words the index holds of it being fewer (:func:`notice_words`)."""
+    from .search_hits import json_text, masked_index
+
+    return masked_index(json_text(data))[1]

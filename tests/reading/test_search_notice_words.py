@@ -11,7 +11,9 @@ from __future__ import annotations
 import json
 import re
 
-from test_search_kind_by_record import _hits, _lines
+import pytest
+from reading_helpers import asz
+from test_search_kind_by_record import CORPUS_SOURCE, _hits, _lines
 
 from asz_core.reading.search_notice import data_values, notice_words
 
@@ -86,3 +88,41 @@ def test_data_values_are_the_strings_alone_one_a_line(corpus_source):
     second = {"k": "data", "data": line}
     assert notice_words({"parts": [rec["parts"][0], second]}, second, "claude-code/1") == ""  # held once, by the first
     assert json.loads(json.dumps(line)) == line
+
+
+def test_a_credential_its_json_shows_by_its_key_is_never_held_bare():
+    """With its key gone a password's value reads as any word: it is masked first, as the JSON is (the index never
+    holds a credential's value, trial 38c F2), and ``asz secrets`` still lists each credential the record holds."""
+    from asz_core.reading.search_hits import part_index
+
+    data = {"type": "hook", "password": "Hunter2Secret99", "env": {"DB_PASS": "Zq8vLm3Kp0"}, "said": "done\nok"}
+    got = data_values(data)
+    assert got.split("\n") == ["hook", "***", "***", "done", "ok"]
+    rec = {"parts": [{"k": "data", "data": data}]}
+    kind, text, indexed, found = part_index(rec, rec["parts"][0], "control.notice", "")
+    assert (kind, text) == ("notice", got) and "Hunter2" not in indexed and "Zq8vLm3Kp0" not in indexed
+    assert [(k, shown) for k, shown, _ in found] == [("password", "***"), ("env-secret", "***")]
+
+
+CORPUS_KIRO = CORPUS_SOURCE.parents[1] / "kiro" / "home" / ".kiro"
+
+
+def test_a_kiro_notice_is_found_once_by_its_text_and_an_event_by_its_values(tmp_path):
+    """Kiro CLI 3.x's approval asked lands as a notice's text and its payload: found once, by the text (its adapter says
+    the payload adds no words), where its JSON was found too; a ``session_event`` with no text by its values."""
+    if not CORPUS_KIRO.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({CORPUS_KIRO})")
+    path = next(p for p in sorted(CORPUS_KIRO.glob("sessions/*/*/messages.jsonl")) if b"pending_interaction" in p.read_bytes())
+    lines = [(n, json.loads(x)) for n, x in enumerate(path.read_text(encoding="utf-8").split("\n"), 1) if x.strip()]
+    asked = [n for n, d in lines if d.get("payload", {}).get("type") == "pending_interaction"
+             and "fs_write" in json.dumps(d["payload"])]
+    paused = [n for n, d in lines if d.get("payload", {}).get("type") == "session_event"
+              and "session_pause" in json.dumps(d["payload"])]
+    assert (len(asked), len(paused)) == (1, 1)
+    root = tmp_path / "root"
+    asz("collect", "--once", "--adapter", "kiro", "--source", str(CORPUS_KIRO), "--root", str(root))
+    asz("parse", "--root", str(root))
+    got = _hits(root, "fs_write", "--kind", "notice")
+    assert [h["row"] for h in got] == asked and got[0]["snippet_text"].startswith("tool_approval asked: fs_write")
+    got = _hits(root, "session_pause", "--kind", "notice")
+    assert [h["row"] for h in got] == paused and "{" not in got[0]["snippet_text"]
