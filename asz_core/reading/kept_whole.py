@@ -106,3 +106,6 @@ def rows_kept(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: Se
     finally:
         if keeper is not None:
             keeper.close()
+        from ..heap import give_back
+
+        give_back()  # each build's freed pages back to the system: the worker stays flat over the runs (issue 22)

@@ -268,7 +268,9 @@ def keep_rows(root: str | os.PathLike, hide: Sequence[str], prices: Any, ids: It
     pool = None
     if jobs > 1 and len(ids) > 1:
         from ..collect.workers import guided, process_pool
+        from ..heap import give_back
 
+        give_back()  # the pass's freed pages, before the workers fork and share what is left (issue 22)
         pool = process_pool(min(jobs, len(ids)), fork_only=True)
     cut = guided(ids, jobs) if pool is not None else [ids]  # each worker's consecutive run, cut to ``most``
     runs = [(root, list(hide), prices, run[i:i + most], whole) for run in cut for i in range(0, len(run), most)]
