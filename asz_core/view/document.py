@@ -37,7 +37,7 @@ from .view_base import untimed_lines
 from .turn_places import outside_line
 from .usage import call_key, call_ms, keyed_calls, provider_calls
 from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_kept, relayed_within
-from .usage_continues import repeated_calls, repeated_in, repeated_models
+from .usage_continues import repeated_both, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
 from .unended import error_failed
 
@@ -132,8 +132,8 @@ def _counted(v: DocumentView, title: str, head, summary: dict | None = None) -> 
         places["credits_at"] = v.credits_at_keys(keyed=True)  # where, with what and of what, for asz usage's rows
     if v.links.earlier:  # where the records it repeats, their calls with them, are counted (trial 22b)
         places["continues"] = v.links.earlier[0]
-        places["repeated_in"] = repeated_in(v.sess.records, v.links.evidence, v.counted_calls())  # each row's (50a F3)
-        places["repeated_calls"] = repeated_calls(v.sess.records, v.links.evidence, v.counted_calls())  # 48a F5
+        calls, places["repeated_in"] = repeated_both(v.sess.records, v.links.evidence, v.counted_calls())  # each row's (50a F3)
+        places["repeated_calls"] = calls  # 48a F5
     elif earlier := there_split(v.there, v.links)[0]:  # a receiving root: drawn here by its host, counted there (trial 28a F1)
         places["continues"] = min(earlier.values())
         places["repeated_calls"] = (summary["counted_there"] if summary is not None else counted_there_key(v))["calls"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-__all__ = ["repeated_calls", "repeated_in", "continued_rows", "counted_in"]
+__all__ = ["repeated_calls", "repeated_in", "repeated_both", "continued_rows", "counted_in"]
 
 
 def repeated_calls(records: dict[int, list[dict]], evidence: Iterable[tuple[int, int]], here: Iterable[str] = ()) -> int:
@@ -29,10 +29,18 @@ def repeated_in(records: dict[int, list[dict]], evidence: dict[tuple[int, int], 
     ``{id: [call key, …]}``, each call's root-wide key (``call/<id>#<request>``,
     :func:`~asz_core.view.usage.call_key`), sorted, so :func:`continued_rows` names the row counting each: a resume of a
     resume repeats calls the conversation it continues repeats in turn, counted in a third one's row (trial 50a F3)."""
+    return repeated_both(records, evidence, here)[1]
+
+
+def repeated_both(records: dict[int, list[dict]], evidence: dict[tuple[int, int], str],
+                  here: Iterable[str] = ()) -> tuple[int, dict[str, list[str]]]:
+    """``(`` :func:`repeated_calls` ``,`` :func:`repeated_in` ``)`` from one look at the repeated records (a
+    summary's ``places`` holds both)."""
     from ..flow.model import kind_id
 
-    return {other: sorted(f"{kind_id('call', c)}#{r}" for c, r in keys)
-            for other, keys in sorted(_repeated_keys(records, evidence, here).items())}
+    keys = _repeated_keys(records, evidence, here)
+    return (len(set().union(*keys.values())),
+            {other: sorted(f"{kind_id('call', c)}#{r}" for c, r in ks) for other, ks in sorted(keys.items())})
 
 
 def _repeated_keys(records: dict[int, list[dict]], evidence, here: Iterable[str]) -> dict[str, set]:
