@@ -229,8 +229,8 @@ def _md_row(r: dict, files: dict, flagged: Collection[str], skipped: Mapping[str
     if r["id"] in skipped:
         state, link = "**not exported: " + " ".join(skipped[r["id"]].split()).replace("|", "\\|") + "**", f"`{r['id']}`"
     tokens, cost = index_figures(r)
-    project += f" | {cell(runtime_said(r) or '-')}" if runtimes_drawn() else ""  # its own column (render 57)
-    return (f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} | {r.get('talks') or 0} | {tokens} | {cost} | "
+    runtime = f" {cell(runtime_said(r) or '-')} |" if runtimes_drawn() else ""  # its own column (render 57)
+    return (f"| {_when(r.get('to')) or 'unknown'} | {title} | {project} |{runtime} {r.get('talks') or 0} | {tokens} | {cost} | "
             f"{state} | {link} |")
 
 
@@ -323,8 +323,8 @@ def _index_row(r: dict, files: dict[str, str], flagged: Collection[str], skipped
         cell = f"<b>not exported</b>: {e(skipped[r['id']])}"
     else:
         title = f"<a href=\"{e(files[r['id']])}\">{title}</a>"
-    title += f"</td><td>{e(runtime_said(r) or '-')}" if runtimes_drawn() else ""  # its own column (render 57)
-    return (f"<tr{cls}><td class=\"when\">{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td><td>{r.get('talks') or 0}</td>"
+    runtime = f"<td>{e(runtime_said(r) or '-')}</td>" if runtimes_drawn() else ""  # its own column (render 57)
+    return (f"<tr{cls}><td class=\"when\">{e(_when(r.get('to')) or 'unknown')}</td><td>{title}</td>{runtime}<td>{r.get('talks') or 0}</td>"
             + "".join(f"<td class=\"num\">{e(x)}</td>" for x in index_figures(r)) +
             f"<td class=\"state\">{cell}</td><td class=\"id\">{e(r['id'])}</td></tr>")
 
