@@ -211,6 +211,7 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
         if any(f in lines for f in _WITHHOLD_FLAGS):
             meta.flagged.append(path)
         main = ln.kind == "transcript" and header is not None and header.stream in ("", "main")
+        dialect = header.dialect if header else ""
         for row, line in enumerate(lines.split(b"\n") if lines else (), 1):
             try:
                 rec = loads(line, exact=True)
@@ -227,11 +228,11 @@ def _conversation_rows(root: Path, conversation: str) -> tuple[Any, list[tuple],
             repeats = repeated(links, there, ln.seq, row, rec, cites)
             at = 0 if (ns := parse_instant(rec.get("time"))) is None else ns // 1_000_000
             copy = (ln.seq, row) in copies or written_again(ids, rec, (ln.seq, row, None) in cites)
-            prompt = _part_rows(held if copy else out, meta, rec, (conversation, ln.seq, rel, row, flags, repeats, at),
-                                cites, talk_of, header.dialect if header else "")
-            label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), header.dialect if header else "")
+            rows, where = held if copy else out, (conversation, ln.seq, rel, row, flags, repeats, at)
+            prompt = _part_rows(rows, meta, rec, where, cites, talk_of, dialect)
+            label_row(out, meta, rec, seen, (conversation, cites.get((ln.seq, row, None)) or "", talk_of, at, rel, row, flags, repeats), dialect)
             if header is not None and ln.kind == "transcript" and len(rec.get("parts") or ()) == 1:  # copied tool calls (fix50a)
-                relayed_rows(held if copy else out, rec, header.dialect, (conversation, ln.seq, rel, row, flags, repeats, at), fold.nodes, talk_of)
+                relayed_rows(rows, rec, dialect, where, fold.nodes, talk_of)
             if bound:
                 meta.dialect = meta.dialect or header.dialect
                 if not prompt and "external_input" in (rec.get("flags") or ()):  # as the talk's label reads it
