@@ -249,9 +249,9 @@ class HitCheck:
             return False
         from .search_relayed import copied_parts  # a sub-agent's tool call copied into its parent's file (fix50a)
 
-        step = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection")
-        for p in [*rec["parts"], *copied_parts(rec, self._dialect(file))] if r[5] in ("tool_input", "tool_result") else rec["parts"]:
-            x = part_index(rec, p, step, self._dialect(file)) if isinstance(p, dict) else None
+        step, dialect = next((s for s, kind in DATA_STEPS.items() if kind == r[5]), "context.injection"), self._dialect(file)
+        for p in [*rec["parts"], *copied_parts(rec, dialect)] if r[5] in ("tool_input", "tool_result") else rec["parts"]:
+            x = part_index(rec, p, step, dialect) if isinstance(p, dict) else None
             if x is not None and x[0] == r[5] and x[2] == got[0]:
                 if r[5] == "undescribed":
                     self.notes[r[10]] = undescribed_note(p)
