@@ -76,6 +76,7 @@ def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
     content = msg.get("content") if isinstance(msg, dict) else None
     if not isinstance(content, list):
         return None
+    by = line.get("parentToolUseID") if isinstance(line.get("parentToolUseID"), str) else ""
     out = []
     for b in content:
         if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"]:
@@ -83,7 +84,7 @@ def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
             text = c if isinstance(c, str) else "\n".join(x["text"] for x in c if isinstance(x, dict) and isinstance(x.get("text"), str)) \
                 if isinstance(c, list) else ""
             out.append({"tool": b["tool_use_id"], "failed": failed if isinstance(failed, bool) else None, "text": text,
-                        "by": by if isinstance(by := line.get("parentToolUseID"), str) else ""})
+                        "by": by})
     return out or None
 
 
