@@ -76,8 +76,8 @@ def reply_keys(outputs: Any) -> list[str]:
     for item in generation_items(outputs):
         _, content, msg = message_role(item.get("message") or {})
         for t in (item.get("text"), message_text(content) if msg else ""):
-            if isinstance(t, str) and t and _key(t) not in keys:
-                keys.append(_key(t))
+            if isinstance(t, str) and t and (k := _key(t)) not in keys:
+                keys.append(k)
     return keys
 
 
