@@ -185,7 +185,7 @@ class _Pass:
         for held in self.held.pop(trace, ()) if self.left[trace] == 0 else ():
             self.emit(*held)
 
-    def flush_failed(self) -> None:
+    def flush_held(self) -> None:
         """Emit the records still held (arrivals of their trace wait for a later pass), in the order held."""
         for held in [h for trace in list(self.held) for h in self.held.pop(trace)]:
             self.emit(*held)
@@ -548,7 +548,7 @@ def _one_pass(ingest: Path, st: dict, settings: Settings, waiting: list[dict], a
         else:
             still.append(a)
     st["waiting"] = still
-    ps.flush_failed()
+    ps.flush_held()
     if last:
         prune(st)
     # 3. commit the journal (the pass's lines, where each file stood, the inbox files consumed), then apply it
