@@ -33,10 +33,11 @@ def _md_rows(text: str) -> list[dict]:
     heads = [(i, line != MD_HEAD) for i, line in enumerate(lines) if line in MD_HEADS]
     for line, runtime in ((line, r) for i, r in heads for line in _table_lines(lines, i + 2)):  # past the --- line
         cells = [c.strip() for c in _CELL.split(line)[1:-1]]
-        cells = cells[:3] + cells[4:] if runtime and len(cells) == 9 else cells if not runtime else []  # render 57
-        if len(cells) != 8:
+        if len(cells) != (9 if runtime else 8):
             rows.append({"bad": line[:80]})
             continue
+        if runtime:  # its runtime column (render 57) left out
+            del cells[3]
         state, link = cells[6].strip("*"), cells[7]
         out = {"talks": cells[3], "tokens": cells[4], "cost": cells[5], "files": re.findall(r"\[([^\]]+)\]\(", link),
                "not_exported": state.startswith("not exported"), "state": state.split(":")[0]}
