@@ -110,8 +110,8 @@ class RowKeeper:
 
     def _looked(self) -> bool:
         """Whether there are rows to keep: the root changed since the last run (under the lock)."""
-        if landed_count() != self._seen:  # a request landed files since the last look
-            self._seen, self._dirty, self._last = landed_count(), True, time.monotonic()
+        if (n := landed_count()) != self._seen:  # a request landed files since the last look
+            self._seen, self._dirty, self._last = n, True, time.monotonic()
         return self._dirty
 
     def _said(self, line: str) -> None:
