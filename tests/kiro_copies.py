@@ -21,7 +21,6 @@ def copy_unturned(kiro: Path, to: Path, session: str) -> Path:
     return to
 
 
-
 def writable_kiro_home(corpus: Path, to: Path) -> Path:
     """A writable copy at ``to`` of the Kiro corpus home under ``corpus`` (the ``corpus_dir`` fixture, ../shared/corpus;
     the corpus is read-only); skips the test when it is absent. Returns ``to``."""
@@ -34,6 +33,23 @@ def writable_kiro_home(corpus: Path, to: Path) -> Path:
     for p in to.rglob("*"):
         p.chmod(0o755 if p.is_dir() else 0o644)
     return to
+
+
+def collected_kiro_home(kiro: Path, home: Path) -> tuple[Path, dict]:
+    """The Kiro home ``kiro`` (the corpus's ``.kiro``) copied to ``home/.kiro`` and collected by ``asz collect --once
+    --adapter kiro`` (in this process, HOME ``home``) into ``home/asz-data``; skips the test when the corpus is absent.
+    Returns the root and the environment the readers are run with."""
+    import pytest
+    from cli_helpers import asz_in_process
+
+    if not kiro.is_dir():
+        pytest.skip(f"the Kiro corpus is absent ({kiro})")
+    shutil.copytree(kiro, home / ".kiro")
+    env = {"HOME": str(home), "KIRO_HOME": None, "USERPROFILE": None, "CLAUDE_CONFIG_DIR": None, "XDG_CONFIG_HOME": None}
+    r = home / "asz-data"
+    p = asz_in_process("collect", "--once", "--adapter", "kiro", "--root", str(r), cwd=home, env=env)
+    assert p.returncode == 0, p.stderr
+    return r, env
 
 
 #: The Kiro corpus's CLI 2.x session (its session document and transcript) and the id :func:`moved_copy` gives a copy.

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from cli_helpers import asz_in_process
+from kiro_copies import collected_kiro_home
 
 KIRO = Path(__file__).resolve().parents[2].parent / "shared" / "corpus" / "kiro" / "home" / ".kiro"
 V2 = "8e247382-c779-440f-b1db-ed9bad1afaee"
@@ -49,15 +49,7 @@ def _v2() -> tuple[int, int, int]:
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> tuple[Path, dict]:
-    if not KIRO.is_dir():
-        pytest.skip(f"the Kiro corpus is absent ({KIRO})")
-    home = tmp_path_factory.mktemp("home")
-    shutil.copytree(KIRO, home / ".kiro")
-    env = {"HOME": str(home), "KIRO_HOME": None, "USERPROFILE": None, "CLAUDE_CONFIG_DIR": None, "XDG_CONFIG_HOME": None}
-    r = home / "asz-data"
-    p = asz_in_process("collect", "--once", "--adapter", "kiro", "--root", str(r), cwd=home, env=env)
-    assert p.returncode == 0, p.stderr
-    return r, env
+    return collected_kiro_home(KIRO, tmp_path_factory.mktemp("home"))
 
 
 def _export(root, *args: str) -> str:
