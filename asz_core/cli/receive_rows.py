@@ -5,13 +5,16 @@ collect: :func:`asz_core.cli.list_rows.keep_list_rows`). A root ``asz receive`` 
 counted every file (13.5-16 s on 271 conversations; later reads about 3 s). Now the receiver keeps them too, as a
 collect pass does, from the same code, and never while a push waits on it:
 
-- a request is answered once its files are landed and recorded, as before: the keeper only sees, four times a
-  second, that the process changed the root's landed files (:func:`~asz_core.storage.landed_count.landed_count`);
+- a request is answered once its files are landed and recorded, as before: the request only tells the keeper which
+  files it held (:func:`~asz_core.storage.landed_count.watch_landed`, a set add), the keeper waits for no request;
 - once no file has landed for :data:`QUIET` seconds, a child process (``python -m asz_core.cli.receive_rows ROOT``,
-  at a lower priority, in a session of its own) keeps the rows of every conversation of the root whose kept ones are
-  not current (:func:`~asz_core.reading.listing.keep_rows` counts only those: a row kept for the same files is
-  read, not counted again); what lands meanwhile marks the root again, for the next run;
-- the receiver starts with one such run, so rows a receiver stopped or killed before keeping are kept then.
+  at a lower priority, in a session of its own) is handed, on its stdin, the sessions whose files landed since the last
+  run, and keeps the rows of the conversations of those sessions (and of those a label landed in them titles:
+  :func:`~asz_core.cli.list_rows.keep_list_rows`) whose kept ones are not current; what lands meanwhile is handed to
+  the next run. A push's 6-12 runs (its requests about 2 s apart, fix50c) so count each landed conversation about once,
+  not every kept row of the root each run (fix50j);
+- the receiver starts with one run over every conversation of the root (``*``), so rows a receiver stopped or killed
+  before keeping are kept then; a run that did not end well (stopped, failed) hands its sessions to the next.
 
 Derived data only (``_index/summaries.sqlite``): each row is committed as it is counted; a crash at any point (the
 receiver's or the child's; the child ends when the receiver is gone) leaves rows to count again, by the next run or
@@ -30,7 +33,8 @@ import time
 from pathlib import Path
 from typing import Optional, TextIO
 
-from ..storage.landed_count import landed_count
+from ..storage.landed_count import watch_landed
+from ..storage.layout import CONVERSATIONS
 
 __all__ = ["QUIET", "RowKeeper"]
 
@@ -53,8 +57,9 @@ class RowKeeper:
         self.root, self.config, self.err, self.quiet = Path(root), config, err, quiet
         self._cond = threading.Condition()
         self._dirty, self._last, self._stopping = True, 0.0, False  # dirty at start: rows a stopped receiver left
-        self._seen = landed_count()
+        self._all, self._names = True, set()  # what the next run counts again: every stale row (at start), or these
         self._child: Optional[subprocess.Popen] = None
+        self._unwatch = watch_landed(self._landed)
         self._thread = threading.Thread(target=self._run, name="asz-receive-rows", daemon=True)
 
     def start(self) -> "RowKeeper":
@@ -64,6 +69,7 @@ class RowKeeper:
     def stop(self) -> None:
         if not self._thread.is_alive():
             return  # never started (the receiver stopped before its first line), or ended
+        self._unwatch()
         with self._cond:
             self._stopping = True
             child = self._child
@@ -80,39 +86,56 @@ class RowKeeper:
     def _run(self) -> None:
         while True:
             with self._cond:
-                while not self._stopping and (not self._looked() or time.monotonic() - self._last < QUIET):
+                while not self._stopping and (not self._dirty or time.monotonic() - self._last < QUIET):
                     self._cond.wait(timeout=LOOK)
                 if self._stopping:
                     return
-                self._dirty = False
+                self._dirty, every, names, self._all, self._names = False, self._all, self._names, False, set()
                 if not _any_conversation(self.root):
                     continue  # nothing to list yet (a new root): no child
                 cmd = [sys.executable, "-m", __name__, str(self.root)] + ([str(self.config)] if self.config else [])
                 try:
-                    self._child = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                    self._child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                                    stderr=subprocess.STDOUT, start_new_session=True)
                 except OSError as exc:  # no process to be had: the next reader counts them
                     self._said(f"note: {self.root}: the list rows were not kept ({exc}); asz ls counts them")
                     self._child = None
                     continue
-            out = self._child.communicate()[0].decode("utf-8", "replace")
+            told = "*\n" if every else "".join(f"{n}\n" for n in sorted(names))
+            try:
+                out = self._child.communicate(told.encode("utf-8", "surrogateescape"))[0].decode("utf-8", "replace")
+            except OSError:  # the child ended before reading them (stopped): what it did not keep is counted again
+                out = ""
+                self._child.wait()
             with self._cond:
                 code, self._child = self._child.returncode, None
+                if code != 0:  # not kept (stopped, failed): counted again by the next run, which a landing starts
+                    self._all, self._names = self._all or every, self._names | names
                 self._cond.notify_all()
             if self._stopping:
                 return  # stopped mid-run: what it did not keep, the next run or reader counts
-            lines = [x for x in out.splitlines() if x.startswith("note: ")]  # the keeping's own (list_rows.not_kept)
-            if code != 0 and not lines:
-                lines.append(f"note: {self.root}: the list rows were not kept (exit {code}); asz ls counts them")
-            lines += [x for x in out.splitlines() if x.startswith("kept ")] if not lines and not self.quiet else []
-            for line in lines:
-                self._said(line)
+            self._tell(out, code)
 
-    def _looked(self) -> bool:
-        """Whether there are rows to keep: the root changed since the last run (under the lock)."""
-        if (n := landed_count()) != self._seen:  # a request landed files since the last look
-            self._seen, self._dirty, self._last = n, True, time.monotonic()
-        return self._dirty
+    def _tell(self, out: str, code: int) -> None:
+        """Say a run's lines: the child's notes (rows not kept, and why), else its ``kept`` line unless quiet."""
+        lines = [x for x in out.splitlines() if x.startswith("note: ")]  # the keeping's own (list_rows.not_kept)
+        if code != 0 and not lines:
+            lines.append(f"note: {self.root}: the list rows were not kept (exit {code}); asz ls counts them")
+        lines += [x for x in out.splitlines() if x.startswith("kept ")] if not lines and not self.quiet else []
+        for line in lines:
+            self._said(line)
+
+    def _landed(self, files: Optional[list[str]]) -> None:
+        """A request landed ``files`` (paths under the root; None: not said): their conversations' rows are counted
+        again once :data:`QUIET` seconds pass with no landing. Called in the request's thread: a set add, no wait."""
+        if files is not None and not files:
+            return  # a request of no file (a push's probe): nothing changed
+        with self._cond:
+            if files is None:
+                self._all = True
+            else:
+                self._names.update(_named(f) for f in files)
+            self._dirty, self._last = True, time.monotonic()
 
     def _said(self, line: str) -> None:
         from ..export.receive import said
@@ -123,10 +146,28 @@ class RowKeeper:
             pass
 
 
+def _named(rel: str) -> str:
+    """The session a landed file ``rel`` belongs to: its first folder, or a round's conversation
+    (``_conversations/<id>/rounds/…``), as the pusher names it (:func:`asz_core.export.push_refusals`)."""
+    parts = rel.split("/")
+    return parts[1] if parts[0] == CONVERSATIONS and len(parts) > 1 else parts[0]
+
+
+def _landed_in(root: Path, names: Optional[set[str]]) -> list[str]:
+    """The conversations of ``root`` (:func:`~asz_core.flow.listed.list_conversations`) whose rows the files of
+    ``names`` (:func:`_named`; None: all of them) may change: named so, or whose newest round names such a session
+    (its header, one line read; no kept row read)."""
+    from ..flow.listed import list_conversations
+    from ..view.rows import head_session
+
+    ids = list_conversations(root)
+    if names is None:
+        return ids
+    return [c for c in ids if c in names or head_session(root, c).split("/")[0] in names]
+
+
 def _any_conversation(root: Path) -> bool:
     """Whether ``root`` holds a conversation's folder (a round written or landed)."""
-    from ..storage.layout import CONVERSATIONS
-
     try:
         with os.scandir(root / CONVERSATIONS) as it:
             return any(True for _ in it)
@@ -151,16 +192,16 @@ def main(argv: list[str]) -> int:
     threading.Thread(target=_orphaned, args=(os.getppid(),), daemon=True).start()
     from .list_rows import keep_list_rows
     from ..config import ConfigError, load_config
-    from ..view.rows import list_conversations
 
     root = Path(argv[0])
+    told = [x for x in sys.stdin.read().splitlines() if x]  # the receiver's: "*" (every conversation), else sessions
     began = time.monotonic()
     try:
         cfg = load_config(Path(argv[1]) if len(argv) > 1 else None)
     except ConfigError as exc:  # asz receive read it at its start: changed since
         print(f"note: {root}: the list rows were not kept (configuration: {exc}); asz ls counts them", flush=True)
         return 1
-    ids = list(list_conversations(root))
+    ids = _landed_in(root, None if "*" in told else set(told))
     if ids:
         keep_list_rows(root, cfg, ids, 1)
     print(f"kept the list rows of {len(ids)} conversation(s) for asz ls and asz usage ({time.monotonic() - began:.1f} s)",

@@ -52,7 +52,7 @@ from .receive_grpc import LogsServicer, MetricsServicer, Running, TokenCheck, st
 from .receive_http import DRAIN, MAX_BODY, Front, Server
 from .receive_record import complete_left, record_before, record_landed, record_senders, unacknowledged
 from .receive_refused import cannot_write, reads_no_refused, reads_only_held
-from .receive_seen import METRICS, PROBES, Summed, attrs_of, seen_request
+from .receive_seen import METRICS, PROBES, Summed, attrs_of, request_files, seen_request
 from .wire import ASSEMBLE, REPLACES, REREAD, REST, ROOT_ID
 from ..logstamp import log_stamp
 from ..termsafe import EscapingStream, line_value
@@ -113,8 +113,8 @@ def answer_logs(root: Path, req: ExportLogsServiceRequest, err: TextIO | None = 
                 return _answer_logs(root, req, err, quiet, credential, receiver)
         finally:
             opened.__exit__(None, None, None)
-            if req.resource_logs:
-                landed_changed()  # a reader in this process (asz server, a test) reads the root's labels again
+            if req.resource_logs:  # a reader in this process (asz server, a test) reads the root's labels again; the
+                landed_changed(request_files(req))  # list-row keeper counts the conversations of these files again
 
 
 def _intend(journal, root: Path, req: ExportLogsServiceRequest, credential: str | None) -> None:

@@ -16,7 +16,7 @@ from ..storage.seen_list import REFUSED
 if TYPE_CHECKING:
     from .receive import Receiver
 
-__all__ = ["attrs_of", "resources_of", "seen_request", "refused_from", "Summed", "PROBES", "METRICS"]
+__all__ = ["attrs_of", "request_files", "resources_of", "seen_request", "refused_from", "Summed", "PROBES", "METRICS"]
 
 
 def attrs_of(rec) -> dict:
@@ -26,6 +26,13 @@ def attrs_of(rec) -> dict:
         which = kv.value.WhichOneof("value")
         out[kv.key] = getattr(kv.value, which) if which else None
     return out
+
+
+def request_files(req) -> list[str]:
+    """The paths (``asz.file``) the records of ``req`` (an ExportLogsServiceRequest) name, landed or not: what the
+    receiver's list-row keeper counts again (:mod:`asz_core.cli.receive_rows`)."""
+    return [rel for rl in req.resource_logs for sl in rl.scope_logs for rec in sl.log_records
+            if isinstance(rel := attrs_of(rec).get("asz.file"), str)]
 
 
 def resources_of(req) -> dict[str | None, list[str | None]]:

@@ -111,8 +111,12 @@ def received(corpus_copy, tmp_path_factory) -> tuple[Path, Path, Path]:
     try:
         pushed = asz("push", "--root", str(sent), "--endpoint", f"grpc://{address}", cwd=base)
         assert pushed.returncode == 0, pushed.stdout + pushed.stderr
-        n = len(conversations(sent))
-        _said(log, lambda text: any(int(x) == n for x in KEPT.findall(text)), p)
+        ids = conversations(sent)
+        end = time.monotonic() + 120  # each run keeps the conversations landed since the one before (fix50j)
+        while _kept(root) != ids and time.monotonic() < end:
+            assert p.poll() is None, log.read_text()
+            time.sleep(0.2)
+        _said(log, lambda text: KEPT.search(text.rsplit("] logs: ", 1)[-1]) is not None, p)  # its run said
     finally:
         _stopped(p)
     return sent, root, log
@@ -156,4 +160,31 @@ def test_a_receiver_killed_while_keeping_leaves_no_child_and_the_next_keeps_them
         _said(log, lambda text: any(int(x) == len(ids) for x in KEPT.findall(text)), again)
     finally:
         _stopped(again)
+    assert _kept(root) == ids
+
+
+@pytest.mark.slow
+def test_a_run_counts_only_the_conversations_of_the_sessions_landed_since(received, tmp_path):
+    """fix50j: each run is handed the sessions whose files the requests since the run before held, not every kept row
+    of the root (fix50c's runs, 6-12 a 200 MB push, each read all 270)."""
+    sent, kept_root, _ = received
+    ids = conversations(sent)
+    root, log, part = tmp_path / "received", tmp_path / "receive.log", tmp_path / "part"
+    shutil.copytree(kept_root, root, symlinks=True)  # every row kept
+    shutil.copytree(sent, part, symlinks=True)  # the sending root with one session and its conversation only
+    one = ids[0]
+    for d in [*part.iterdir(), *(part / "_conversations").iterdir()]:
+        if d.is_dir() and not d.name.startswith("_") and d.name != one:
+            shutil.rmtree(d)
+    (part / "push.state").unlink(missing_ok=True)
+    assert conversations(part) == [one]
+    p, address = _receiving(root, log, tmp_path)
+    try:
+        _said(log, lambda text: KEPT.search(text) is not None, p)  # its start: every conversation of the root
+        pushed = asz("push", "--root", str(part), "--endpoint", f"grpc://{address}", cwd=tmp_path)
+        assert pushed.returncode == 0, pushed.stdout + pushed.stderr
+        text = _said(log, lambda text: len(KEPT.findall(text)) >= 2, p)
+    finally:
+        _stopped(p)
+    assert [int(x) for x in KEPT.findall(text)] == [len(ids), 1], text
     assert _kept(root) == ids
