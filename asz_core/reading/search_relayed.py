@@ -21,7 +21,7 @@ def copied_parts(rec: dict, dialect: str) -> list[dict]:
     """The copied ``call`` and ``result`` parts of ``rec`` (every tool call it copies), ``[]`` for nearly every record."""
     from .prose_relayed import relayed_parts
 
-    return relayed_parts(rec, dialect, None) if dialect and not rec.get("call") else []
+    return relayed_parts(rec, dialect, None)
 
 
 def relayed_rows(out: list[tuple], rec: dict, dialect: str, where: tuple, nodes: Mapping, talk_of: Mapping) -> None:
