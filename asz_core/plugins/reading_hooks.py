@@ -134,7 +134,7 @@ class ReadingHooks(RecordHooks):
         return None
 
     def relayed_results(self, dialect: str, records: Sequence[Mapping[str, Any]]) -> list[tuple[int, list[Mapping[str, Any]]]] | None:
-        """``[(row, [{"tool", "failed", "text"}, …])]``: the copied results of :meth:`relayed_calls`' tool calls."""
+        """``[(row, [{"tool", "failed", "text", "by"}, …])]``: the copied results of :meth:`relayed_calls`' tool calls."""
         return None
 
     def rates_stated(self, dialect: str, adapter: str) -> bool | None:
