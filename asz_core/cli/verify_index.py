@@ -17,12 +17,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 from typing import Optional
 
+from ..reading.head_said import INDEX_MD_HEAD as MD_HEAD, INDEX_MD_RUNTIME_HEAD
+
 __all__ = ["page_rows", "links_checked", "shown_figures", "figures_checked"]
 
 #: The headers of an md index's table (:func:`~asz_core.reading.export_index.index_markdown`): before render 57, and
-#: from it with its ``runtime`` column (:mod:`~asz_core.reading.head_said`).
-MD_HEAD = "| last activity | title | project | talks | tokens | cost | state | file |"
-MD_HEADS = (MD_HEAD, "| last activity | title | project | runtime | talks | tokens | cost | state | file |")
+#: from it with its ``runtime`` column (:func:`~asz_core.reading.head_said.index_head`, whose strings these are).
+MD_HEADS = (MD_HEAD, INDEX_MD_RUNTIME_HEAD)
 _CELL = re.compile(r"(?<!\\)\|")
 
 
