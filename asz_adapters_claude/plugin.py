@@ -19,7 +19,7 @@ from .discover import discover
 from .flags import FLAG_RULES
 from .glossary import GLOSSARY
 from .prompts import prompt_blocks, prompt_names_work, prompt_title
-from .relayed import relayed_calls, relayed_results
+from .relayed import relayed_calls, relayed_kept, relayed_results
 from .roots import default_root, preferred_folders, suggest_source, unread_roots
 from .transcript import child_label, child_prompt, given_title, label_target, landed_without, read_today, record_commands, record_line, record_words
 
@@ -167,6 +167,12 @@ class ClaudeCodeLocal(Adapter):
         """The results of a sub-agent's tool calls Claude Code 2.1.x copied into this transcript as ``progress``
         records; see :func:`asz_adapters_claude.relayed.relayed_results`."""
         return relayed_results(records)
+
+    def metered_data(self, dialect: str, data: Any) -> Any:
+        """What a skeleton keeps of a ``progress`` line copying a sub-agent's line, so :meth:`relayed_calls` and
+        :meth:`relayed_results` read the same after retention (fix50i); see
+        :func:`asz_adapters_claude.relayed.relayed_kept`."""
+        return relayed_kept(data)
 
     def read_today(self, dialect: str, adapter: str, record: Mapping[str, Any]) -> Mapping[str, Any] | None:
         """Today's flags and trigger of a ``<bash-stdout>``/``<bash-stderr>`` record a file of ``adapter`` before

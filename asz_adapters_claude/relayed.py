@@ -14,10 +14,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Mapping
 
+import orjson
+
 from .blocks import usage_of
 from .transcript import whole_line
 
-__all__ = ["relayed_call", "relayed_calls", "relayed_result", "relayed_results"]
+__all__ = ["relayed_call", "relayed_calls", "relayed_kept", "relayed_result", "relayed_results"]
 
 
 def relayed_call(rec: Mapping[str, Any]) -> dict | None:
@@ -27,7 +29,8 @@ def relayed_call(rec: Mapping[str, Any]) -> dict | None:
     usage object, each count not zero as a record line has it (:func:`asz_core.sessiondata.codec.usage_object`), or
     None when it carries none; ``tool`` the record's ``parentToolUseID``, the tool call that started the sub-agent, or
     ''; ``tools`` ``[[id, name, input], ...]`` of the sub-agent's tool calls the copied reply holds, its ``tool_use``
-    blocks, ``input`` the block's input as it stands, None when it has none: trial 49d F1, fix50a); None for any other record, a reply with no message id, and the runtime's own ``<synthetic>`` notice (no
+    blocks, ``input`` the block's input as it stands, None when it has none: trial 49d F1, fix50a; read from a
+    skeleton ``[id, name, None, size]``, the input gone and ``size`` its bytes: :func:`relayed_kept`); None for any other record, a reply with no message id, and the runtime's own ``<synthetic>`` notice (no
     request was sent). Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
@@ -56,7 +59,8 @@ def _tool_uses(content: Any) -> list[list]:
     """``[[id, name, input], ...]`` of the ``tool_use`` blocks (each with a string id) of a copied reply's ``content``."""
     if not isinstance(content, list):
         return []
-    return [[b["id"], b["name"] if isinstance(b.get("name"), str) else "", b.get("input")] for b in content
+    return [[b["id"], b["name"] if isinstance(b.get("name"), str) else "", b.get("input"),
+             *([b[KEPT_BYTES]] if type(b.get(KEPT_BYTES)) is int else [])] for b in content
             if isinstance(b, dict) and b.get("type") == "tool_use" and isinstance(b.get("id"), str) and b["id"]]
 
 
@@ -65,7 +69,8 @@ def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
     ``user`` line, ``data.message``, holding ``tool_result`` blocks; fix50a): ``[{"tool", "failed", "text", "by"}]``
     (``tool`` the block's ``tool_use_id``, ``failed`` its ``is_error`` when a bool, else None: the runtime said
     nothing, ``text`` its content's text: a string as it stands, a list's text blocks joined by a line break, ``by``
-    the record's ``parentToolUseID``, the tool call that started the sub-agent, or ''); None
+    the record's ``parentToolUseID``, the tool call that started the sub-agent, or ''; read from a skeleton ``text`` ''
+    and ``removed`` the size of the text that went: :func:`relayed_kept`); None
     for any other record, and one holding no such block. Never raises."""
     line = whole_line(rec, "progress")
     data = line.get("data") if line is not None else None
@@ -80,12 +85,18 @@ def relayed_result(rec: Mapping[str, Any]) -> list[dict] | None:
     out = []
     for b in content:
         if isinstance(b, dict) and b.get("type") == "tool_result" and isinstance(b.get("tool_use_id"), str) and b["tool_use_id"]:
-            c, failed = b.get("content"), b.get("is_error")
-            text = c if isinstance(c, str) else "\n".join(x["text"] for x in c if isinstance(x, dict) and isinstance(x.get("text"), str)) \
-                if isinstance(c, list) else ""
-            out.append({"tool": b["tool_use_id"], "failed": failed if isinstance(failed, bool) else None, "text": text,
-                        "by": by})
+            failed, gone = b.get("is_error"), b.get(KEPT_BYTES)
+            out.append({"tool": b["tool_use_id"], "failed": failed if isinstance(failed, bool) else None,
+                        "text": _result_text(b.get("content")), "by": by,
+                        **({"removed": gone} if type(gone) is int else {})})
     return out or None
+
+
+def _result_text(c: Any) -> str:
+    """A copied ``tool_result`` block's text: its content as it stands when a string, a list's text blocks joined by a
+    line break, else ''."""
+    return c if isinstance(c, str) else "\n".join(x["text"] for x in c if isinstance(x, dict) and isinstance(x.get("text"), str)) \
+        if isinstance(c, list) else ""
 
 
 def relayed_results(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, list[dict]]]:
@@ -106,4 +117,54 @@ def relayed_calls(records: Iterable[Mapping[str, Any]]) -> list[tuple[int, dict]
     for row, rec in enumerate(records, 1):
         if isinstance(rec, dict) and not rec.get("call") and (got := relayed_call(rec)) is not None:
             out.append((row, got))
+    return out
+
+
+def relayed_kept(line: Any) -> dict | None:
+    """What a skeleton keeps of a landed ``progress`` line copying a sub-agent's line (``Adapter.metered_data``;
+    fix50i: after ``asz prune`` the 12 relayed calls of corpus session 8463c716 alone, their tokens, model and 19 tool
+    calls, went from every figure): what :func:`relayed_call` and :func:`relayed_result` read, never text. The line's
+    ``type``, ``parentToolUseID``; ``data``'s ``type``, ``agentId``; the copied line's ``type``, ``requestId``; its
+    message's ``id``, ``model``, ``usage`` (as the runtime wrote it), and of its content the ``tool_use`` blocks'
+    ``type id name`` (no input) and the ``tool_result`` blocks' ``type tool_use_id is_error`` (no content), each with
+    :data:`KEPT_BYTES`, the size of what went (the input as compact JSON, the result's text as :func:`relayed_result`
+    reads it; UTF-8), as a skeleton's part keeps its ``bytes``. None for any other line (an ``agent_progress`` copying
+    neither kind keeps nothing: its figures are none)."""
+    data = line.get("data") if isinstance(line, dict) and line.get("type") == "progress" else None
+    copied = data.get("message") if isinstance(data, dict) and data.get("type") == "agent_progress" else None
+    msg = copied.get("message") if isinstance(copied, dict) else None
+    if not isinstance(msg, dict) or copied.get("type") not in ("assistant", "user"):
+        return None
+    content = [_kept_block(b) for b in msg.get("content") or () if isinstance(b, dict) and b.get("type") in _KEEP] \
+        if isinstance(msg.get("content"), list) else []
+    if copied["type"] == "user" and not content:
+        return None
+    kept_msg = {k: msg[k] for k in ("id", "model", "usage") if k in msg}
+    if content:
+        kept_msg["content"] = content
+    kept_copy = {k: copied[k] for k in ("type", "requestId") if k in copied}
+    kept_copy["message"] = kept_msg
+    out = {"type": "progress", **({"parentToolUseID": line["parentToolUseID"]} if "parentToolUseID" in line else {}),
+           "data": {k: data[k] for k in ("type", "agentId") if k in data}}
+    out["data"]["message"] = kept_copy
+    return out
+
+
+#: What :func:`relayed_kept` keeps of a copied content block, by its type.
+_KEEP = {"tool_use": ("type", "id", "name"), "tool_result": ("type", "tool_use_id", "is_error")}
+#: asz's key on a block a skeleton keeps (:func:`relayed_kept`): the size in bytes of the input or result text that
+#: went; a block holding it is read as removed by retention (:func:`relayed_call`, :func:`relayed_result`).
+KEPT_BYTES = "asz_removed_bytes"
+
+
+def _kept_block(b: dict) -> dict:
+    """A ``tool_use`` or ``tool_result`` block as :func:`relayed_kept` keeps it."""
+    out = {k: b[k] for k in _KEEP[b["type"]] if k in b}
+    if b["type"] == "tool_use":
+        try:
+            out[KEPT_BYTES] = len(orjson.dumps(b.get("input"))) if b.get("input") is not None else 0
+        except TypeError:
+            out[KEPT_BYTES] = 0
+    else:
+        out[KEPT_BYTES] = len(_result_text(b.get("content")).encode("utf-8", "surrogatepass"))
     return out

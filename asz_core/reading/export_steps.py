@@ -54,10 +54,9 @@ class Step(dict):
     subagent's report (:func:`~asz_core.view.placing.reports`: ``{"said": [ids of the steps that draw it], "talk": the
     number of that subagent's talk, "rest": what the result holds after it}``), ``ask`` when its input holds its
     subagent's prompt, which that talk draws at its head (:func:`~asz_core.view.placing.asks`: ``{"key": the input's
-    key, "talk": the talk's number}``); ``asked`` (True) on an injection that is what
-    its talk was asked (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt; ``record_data`` (the JSON of
-    the data parts of a record whose text parts are the step's text) and ``record_at`` (``FILE:ROW``, that record's
-    landed file and row)."""
+    key, "talk": the talk's number}``); ``asked`` (True) on an injection that is what its talk was asked
+    (:func:`~asz_core.view.placing.asked_steps`), drawn as a prompt; ``record_data`` (the JSON of the data parts of a
+    record whose text parts are the step's text) and ``record_at`` (``FILE:ROW``, that record's landed file and row)."""
 
 
 def _records(root: Path, session: str) -> dict[tuple[int, int], dict]:
@@ -103,8 +102,7 @@ def part_marker(p: dict, rec: dict | None = None) -> str:
     why = LOST.get(p.get("state", ""))
     if why is None:
         return ""
-    n = p.get("bytes")
-    sha = p.get("sha256")
+    n, sha = p.get("bytes"), p.get("sha256")
     if rec is not None and p.get("state") == "too_large" and drawn() >= PAIRED_RENDER:
         block = next((i for i, q in enumerate(rec.get("parts") or ()) if q is p), None)
         if block is not None and (size := copy_taken(rec, block, p)) is not None:
@@ -411,6 +409,8 @@ def _tool_step(s: Step, n: dict, recs: dict, held, said_no=lambda result: False)
     s["result"] = "" if s["result_withheld"] or len(refs) < 2 else _ref_text(recs, refs[1], ("result", "text"))
     if not s["result"] and not s["result_withheld"]:
         s["result"] = n.get("result", "") or held(refs[1] if len(refs) > 1 else None)
+    if not s["result"] and s["result_state"] == "removed":  # a relayed call's result, its copy a skeleton's (fix50i):
+        s["result"] = part_marker({"state": "removed", "bytes": s["result_bytes"]})  # no result part to read it from
     if not s["input"] and not s["withheld"]:
         s["input"] = held(refs[0] if refs else None)
     s["refused"] = said_no(s["result"])

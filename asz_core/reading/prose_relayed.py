@@ -33,7 +33,9 @@ def relayed_parts(rec: dict, dialect: str, tools: frozenset[str] | None) -> list
     """``call`` parts (``{"k", "id", "name", "data"}``: the copied input) and ``result`` parts (``{"k", "of", "text",
     "failed"}``) of the tool calls among ``tools`` (:func:`relayed_tool_ids`; None: every one) a record naming no call
     copies (its adapter's ``relayed_calls`` and ``relayed_results``), each with ``by``, the tool call that started the
-    sub-agent ('' when not named); ``[]`` for any other record."""
+    sub-agent ('' when not named); read from a skeleton (fix50i), a part says ``state`` ``removed`` and its ``bytes``,
+    the size its skeleton keeps, in place of its input or text, as any part retention took; ``[]`` for any other
+    record."""
     parts = rec.get("parts")
     if tools is not None and not tools or rec.get("call") or not dialect or not isinstance(parts, list) or len(parts) != 1:
         return []
@@ -44,12 +46,14 @@ def relayed_parts(rec: dict, dialect: str, tools: frozenset[str] | None) -> list
     for _row, c in got if isinstance(got, list) else ():
         for t in c.get("tools") or () if isinstance(c, dict) else ():
             if tools is None or t[0] in tools:
+                gone = {"state": "removed", "bytes": t[3]} if len(t) > 3 and type(t[3]) is int else {}  # a skeleton's
                 out.append({"k": "call", "id": t[0], "name": t[1], **({"data": t[2]} if len(t) > 2 and t[2] is not None else {}),
-                            "by": c.get("tool") or ""})
+                            **gone, "by": c.get("tool") or ""})
     got = ask_adapter(dialect, "relayed_results", [rec])
     for _row, results in got if isinstance(got, list) else ():
         for r in results if isinstance(results, list) else ():
             if isinstance(r, dict) and isinstance(r.get("tool"), str) and (tools is None or r["tool"] in tools):
-                out.append({"k": "result", "of": r["tool"], "text": str(r.get("text") or ""),
+                gone = {"state": "removed", "bytes": r["removed"]} if type(r.get("removed")) is int else {}
+                out.append({"k": "result", "of": r["tool"], **({} if gone else {"text": str(r.get("text") or "")}), **gone,
                             **({"failed": r["failed"]} if isinstance(r.get("failed"), bool) else {}), "by": r.get("by") or ""})
     return out

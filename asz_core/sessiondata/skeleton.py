@@ -22,8 +22,9 @@ built from and none of the content:
   record's ``schema id tool time outcome``, and a provider body manifest
   without its literal segments; and, when the adapter of the header's
   dialect says so (:meth:`asz_core.Adapter.metered_data`; trial 29a F2),
-  the figures a data part gives its usage from (Kiro's credits and turns),
-  beside its ``sha256``. Every other data part keeps the SHA-256 of
+  the figures a data part gives its usage from (Kiro's credits and turns;
+  Claude Code's copies of a sub-agent's calls in ``progress`` records, their
+  ids, model, usage and tool call ids and names, fix50i), beside its ``sha256``. Every other data part keeps the SHA-256 of
   its data in ``sha256`` (a provider body piece: the piece's identity);
   and a text or result part whose whole text the adapter of the header's
   dialect says is its runtime's fixed wording (:meth:`asz_core.Adapter.fixed_wording`:

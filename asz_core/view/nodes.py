@@ -21,10 +21,15 @@ from .usage_relayed import RelayedTool
 def relayed_content(n: RelayedTool, rec: dict, withheld: bool, d: dict) -> None:
     """A relayed tool call's text (:class:`~asz_core.view.usage_relayed.RelayedTool`): its copied input as a tool
     step's data is drawn (:func:`~asz_core.view.kinds.data_text`), ``state`` available and its ``bytes``; withheld as
-    its copy's record is (its state omitted)."""
+    its copy's record is (its state omitted); ``removed`` and the size its skeleton keeps when retention took it
+    (:attr:`~asz_core.view.usage_relayed.RelayedTool.gone`; fix50i)."""
     text = data_text(n.given) if n.given is not None else ""
     if withheld:
         d["state"] = "omitted"
+    elif n.gone is not None:  # its copy read from a skeleton: retention took the input, kept its size (fix50i)
+        d["state"] = "removed"
+        d["bytes"] = n.gone
+        return
     else:
         if text:
             d["text"] = text if len(text) <= SHORT_TEXT else clip_text(text)

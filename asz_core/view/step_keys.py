@@ -213,7 +213,8 @@ class StepKeys(ViewBase):
         """A relayed tool call's keys (:class:`~asz_core.view.usage_relayed.RelayedTool`), as :meth:`_tool_keys_py`
         draws a tool's from its parts: ``name``, ``failed`` as its copied result says (absent when it says nothing, or
         no copy of the result landed: ``attrs.result`` ``not_copied``, never a failure), ``result``,
-        ``result_state`` and ``result_bytes`` of that copy, withheld as its record is; then the shared keys."""
+        ``result_state`` and ``result_bytes`` of that copy, withheld as its record is (read from a skeleton,
+        ``result_state`` ``removed`` and the size its skeleton keeps: fix50i); then the shared keys."""
         if n.attrs.get("name"):
             d["name"] = n.attrs["name"]
         got = n.answer
@@ -222,11 +223,13 @@ class StepKeys(ViewBase):
             text = got["text"]
             if self.hide and rec is not None and self._withheld(rec):
                 d["result_state"] = "omitted"
+            elif "removed" in got:  # its copy read from a skeleton: retention took the text, kept its size (fix50i)
+                d["result_state"] = "removed"
             else:
                 if text:
                     d["result"] = text if len(text) <= SHORT_TEXT else clip_text(text)
                 d["result_state"] = "available"
-            d["result_bytes"] = len(text.encode("utf-8", "surrogatepass"))
+            d["result_bytes"] = got["removed"] if "removed" in got else len(text.encode("utf-8", "surrogatepass"))
         self._tool_tail(n, d, got.get("failed") if got is not None else None)
 
     def _tool_tail(self, n: Node, d: dict, failed) -> None:

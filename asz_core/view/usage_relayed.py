@@ -29,6 +29,9 @@ class RelayedTool(Node, gc=False):
 
     given: object = None
     answer: dict | None = None
+    #: The size of its input when retention took it (its copy read from a skeleton: the adapter's fourth item of a
+    #: ``tools`` entry; fix50i), else None.
+    gone: int | None = None
 
 __all__ = ["RELAYED_FROM", "RELAYED_PREFIX", "RELAYED_RENDER", "RELAYED_TOOLS_RENDER", "TOOLS_COUNTED_RENDER", "TOOLS_UNCOUNTED", "TOOLS_UNSAID", "UNCOUNTED_BEFORE", "NOT_COPIED", "RelayedTool", "relayed_kept", "relayed_only", "relayed_lines", "relayed_said", "relayed_nodes", "relayed_usage", "relayed_view", "relayed_within"]
 
@@ -87,7 +90,8 @@ def relayed_only(headers: Mapping, records: Mapping, nodes: Mapping, unverified:
                 for t in c.get("tools") or ():
                     if kind_id("tool", t[0]) not in nodes:
                         tools[t[0]] = t[1]
-                        uses.setdefault(t[0], (seq, row, t[2] if len(t) > 2 else None))  # its first copy
+                        uses.setdefault(t[0], (seq, row, t[2] if len(t) > 2 else None,  # its first copy
+                                               t[3] if len(t) > 3 and type(t[3]) is int else None))  # a skeleton's
                 out[nid] = dict(c, refs=refs, tools=tools, uses=uses)
     return out
 
@@ -110,7 +114,8 @@ def relayed_answers(headers: Mapping, records: Mapping, only: Mapping[str, dict]
         for row, results in got if isinstance(got, list) else ():
             for r in results if (seq, row) not in repeated and isinstance(results, list) else ():
                 if isinstance(r, Mapping) and r.get("tool") in wanted and r["tool"] not in out:
-                    out[r["tool"]] = (seq, row, {"failed": r.get("failed"), "text": str(r.get("text") or "")})
+                    out[r["tool"]] = (seq, row, {"failed": r.get("failed"), "text": str(r.get("text") or ""),
+                                                 **({"removed": r["removed"]} if type(r.get("removed")) is int else {})})
     return out
 
 
@@ -150,13 +155,13 @@ def relayed_nodes(only: Mapping[str, dict], nodes: Mapping, stream_of, answers: 
 
 def relayed_tools(call: str, c: Mapping, stream: str, answers: Mapping) -> dict[str, RelayedTool]:
     """A ``tool`` node (:class:`RelayedTool`) of each tool call the copies of one relayed call ``c`` hold (its
-    ``uses``: id -> the first copy's seq, row and input), under that call's node ``call``, on its ``stream``: ref the
+    ``uses``: id -> the first copy's seq, row, input and, read from a skeleton, the size of the input retention took), under that call's node ``call``, on its ``stream``: ref the
     copy of its request, refs that and the first copy of its result (``answers``: :func:`relayed_answers`) when one
     landed. Attrs: ``name``, ``result`` ``available`` or :data:`NOT_COPIED` (no copy of its result landed: said so,
     never a failure), ``timing`` ``unavailable``, ``usage_from`` :data:`RELAYED_FROM`. Seed 004's node kinds: the same
     tool call drawn from the sub-agent's own file is this node's id, so a call is one node whichever file holds it."""
     out = {}
-    for tid, (seq, row, given) in (c.get("uses") or {}).items():
+    for tid, (seq, row, given, gone) in (c.get("uses") or {}).items():
         got = answers.get(tid)
         refs = [Ref(seq, row)] + ([Ref(got[0], got[1])] if got is not None else [])
         attrs = {"name": (c.get("tools") or {}).get(tid) or "", "result": "available" if got is not None else NOT_COPIED,
@@ -165,7 +170,8 @@ def relayed_tools(call: str, c: Mapping, stream: str, answers: Mapping) -> dict[
             attrs["result_join"] = "exact_unique"
         nid = kind_id("tool", tid)
         out[nid] = RelayedTool(id=nid, kind="tool", parent=call, stream=stream, ref=refs[0], refs=refs,
-                               attrs=dict(sorted(attrs.items())), given=given, answer=got[2] if got is not None else None)
+                               attrs=dict(sorted(attrs.items())), given=given, answer=got[2] if got is not None else None,
+                               gone=gone)
     return out
 
 
