@@ -656,12 +656,19 @@
       clear(app);
       if (!res.ok) { add(app, [h('h1', null, 'Conversations'), errorBox('The server refused the list.', res)]); return; }
       where.textContent = res.data.root;
-      LIST = res.data; SHOWN_IDS = Object.assign(SHOWN_IDS, res.data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      takeList(res.data, asked);
       if (st.ok) FIRST_PASS = !!st.data.first_pass;
       drawListShell(st.ok ? st.data : null);
       restorePlace(!listFilters().q);  // with a search, its hits are drawn next
       if (!listTimer) nextRefresh();
     });
+  }
+
+  // The list answered for the Runtime filter ``asked`` taken as the one drawn: its shown ids kept, ``key`` its rows' JSON
+  // (computed when not given), which a poll compares to redraw only on a change.
+  function takeList(data, asked, key) {
+    LIST = data; SHOWN_IDS = Object.assign(SHOWN_IDS, data.shown_ids || {}); LIST.runtimeFor = asked;
+    LISTKEY = key === undefined ? JSON.stringify(data.conversations) : key;
   }
 
   // Rows whose summary the server is still counting (issue 22): their models, tokens and cost say so, never 0.
@@ -683,11 +690,11 @@
       if (rs[0].ok) {
         const key = JSON.stringify(rs[0].data.conversations), kind = shellKind(rs[0].data);
         if (kind !== SHELL) {  // the first rows, the first pass ended with none, or every row gone: the page drawn again
-          LIST = rs[0].data; SHOWN_IDS = Object.assign(SHOWN_IDS, rs[0].data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = key;
+          takeList(rs[0].data, asked, key);
           keepingPlace(function () { clear(app); drawListShell(st); });
           if (LIST.conversations.length) say(num(LIST.conversations.length) + ' conversation(s) listed.');
         } else if (key !== LISTKEY || document.getElementById('list-refused')) {
-          LIST = rs[0].data; SHOWN_IDS = Object.assign(SHOWN_IDS, rs[0].data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = key;
+          takeList(rs[0].data, asked, key);
           keepingPlace(function () {
             fillFilterOptions();
             if (document.getElementById('list-refused')) showListView(listFilters().view === 'usage' ? 'usage' : 'list');
@@ -716,7 +723,7 @@
         if (panel) clear(panel).append(h('div', { id: 'list-refused' }, errorBox('The server refused the list.', res)));
         return;
       }
-      LIST = res.data; SHOWN_IDS = Object.assign(SHOWN_IDS, res.data.shown_ids || {}); LIST.runtimeFor = asked; LISTKEY = JSON.stringify(res.data.conversations);
+      takeList(res.data, asked);
       fillFilterOptions(); redrawList();
     });
   }
