@@ -101,25 +101,23 @@ def read_from(projects: Mapping[str, Mapping[str, int]], sessions: set[str]) -> 
     return sorted(out, key=lambda x: (-x[1], x[0]))
 
 
-def project_hint(projects: Mapping[str, Mapping[str, int]] | Iterable[str], given: str,
-                 root: str | os.PathLike | None = None) -> str:
+def project_hint(projects: Mapping[str, Mapping[str, int]], given: str, root: str | os.PathLike) -> str:
     """The words the error adds for a ``--project`` ``given`` that matches none of ``projects`` (every project the
-    root's calls name, before any filter: project -> {conversation: its model calls}, or the names alone): how asz
-    names projects, then the projects of the sessions read from a folder named ``given`` in ``root``, most calls first
-    (:func:`read_from`, the rule of ``asz usage`` and ``asz ls``), else the nearest (:func:`projects_near`); '' when
-    ``given`` is a part of one of them (another filter, or the window, left its calls out)."""
+    root's calls name, before any filter: project -> {conversation: its model calls}): how asz names projects, then
+    the projects of the sessions read from a folder named ``given`` in ``root``, most calls first (:func:`read_from`,
+    the rule of ``asz usage`` and ``asz ls``), else the nearest (:func:`projects_near`); '' when ``given`` is a part of
+    one of them (another filter, or the window, left its calls out)."""
     from ..view.match import contains
 
-    by = projects if isinstance(projects, Mapping) else {p: {} for p in projects}
-    if any(contains(p, given) for p in by):
+    if any(contains(p, given) for p in projects):
         return ""
     words = "asz names a project by its conversations' working directory, not by the ~/.claude/projects folder ccusage names it by"
-    read = read_from(by, folder_sessions(root, given)) if root is not None else []
+    read = read_from(projects, folder_sessions(root, given))
     if read:
         named = ", ".join(f"{p} ({n:,} call(s))" for p, n in read[:NEAR_NAMED])
         more = f" and {len(read) - NEAR_NAMED} more" if len(read) > NEAR_NAMED else ""
         return f"{words}; the sessions read from that folder are of {named}{more}; docs/ccusage.md, Projects"
-    near = projects_near(list(by), given)
+    near = projects_near(list(projects), given)
     return words + (f"; nearest: {', '.join(near)}" if near else "") + "; docs/ccusage.md, Projects"
 
 

@@ -31,7 +31,7 @@ def copies_line(counted: list, window: tuple) -> str:
             "with the window gives each conversation's own figure)") if n else ""
 
 
-def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: dict | list = (),
+def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dict[str, str], projects: dict | None = None,
                  also: str = "") -> bool:
     """Each problem line of the conversations read (held back, unreadable), on stderr as ``asz usage: LINE``, then,
     when ``unmatched`` (the filters, ``given`` by name, match no call of a root with conversations: a root with none
@@ -42,7 +42,7 @@ def say_problems(problems: list[str], unmatched: bool, storage: Path, given: dic
     return unmatched
 
 
-def nothing_line(storage: Path, given: dict[str, str], projects: dict | list = ()) -> str:
+def nothing_line(storage: Path, given: dict[str, str], projects: dict | None = None) -> str:
     """The line for a --project/--model/--instance/--dialect that no counted call matches (trial 17c: a mistyped filter read as
     no usage), or a --since/--until window that holds none (trial 26b F2); ``given``: option name -> value as typed.
     With a --project no call of ``projects`` (every project the root's calls name, each with its conversations' calls)
