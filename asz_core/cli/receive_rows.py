@@ -7,12 +7,14 @@ collect pass does, from the same code, and never while a push waits on it:
 
 - a request is answered once its files are landed and recorded, as before: the request only tells the keeper which
   files it held (:func:`~asz_core.storage.landed_count.watch_landed`, a set add), the keeper waits for no request;
-- once no file has landed for :data:`QUIET` seconds, a child process (``python -m asz_core.cli.receive_rows ROOT``,
-  at a lower priority, in a session of its own) is handed, on its stdin, the sessions whose files landed since the last
-  run, and keeps the rows of the conversations of those sessions (and of those a label landed in them titles:
+- once no file has landed for :data:`QUIET` seconds, the keeper's child (``python -m asz_core.cli.receive_rows ROOT``,
+  at a lower priority, in a session of its own, one for the receiver's life, started again only when it ended) is
+  handed, as a line on its stdin, the sessions whose files landed since the last run, and keeps the rows of the
+  conversations of those sessions (and of those a label landed in them titles:
   :func:`~asz_core.cli.list_rows.keep_list_rows`) whose kept ones are not current; what lands meanwhile is handed to
-  the next run. A push's 6-12 runs (its requests about 2 s apart, fix50c) so count each landed conversation about once,
-  not every kept row of the root each run (fix50j);
+  the next run. A push's runs (6-28 on a 200 MB push, its requests 2-5 s apart) so count each landed conversation
+  about once, with no interpreter started for each, not every kept row of the root each run in a new process
+  (fix50c's c73dac6e; fix50j);
 - the receiver starts with one run over every conversation of the root (``*``), so rows a receiver stopped or killed
   before keeping are kept then; a run that did not end well (stopped, failed) hands its sessions to the next.
 
@@ -24,6 +26,7 @@ given (``--config``, else ``./asz.yaml``), its ``view.hide`` and prices.
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -45,6 +48,8 @@ QUIET = 1.0
 LOOK = 0.25
 #: The child's niceness added (a push landing meanwhile comes first).
 NICE = 10
+#: The line the child ends each run's lines with.
+DONE = "done"
 
 
 class RowKeeper:
@@ -93,28 +98,32 @@ class RowKeeper:
                 self._dirty, every, names, self._all, self._names = False, self._all, self._names, False, set()
                 if not _any_conversation(self.root):
                     continue  # nothing to list yet (a new root): no child
-                cmd = [sys.executable, "-m", __name__, str(self.root)] + ([str(self.config)] if self.config else [])
-                try:
-                    self._child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                   stderr=subprocess.STDOUT, start_new_session=True)
-                except OSError as exc:  # no process to be had: the next reader counts them
-                    self._said(f"note: {self.root}: the list rows were not kept ({exc}); asz ls counts them")
-                    self._child = None
-                    continue
-            told = "*\n" if every else "".join(f"{n}\n" for n in sorted(names))
-            try:
-                out = self._child.communicate(told.encode("utf-8", "surrogateescape"))[0].decode("utf-8", "replace")
-            except OSError:  # the child ended before reading them (stopped): what it did not keep is counted again
-                out = ""
-                self._child.wait()
+                child = self._child_up()
+                if child is None:
+                    continue  # no process to be had (said): the next reader counts them
+            out, code = _asked(child, "*" if every else sorted(names))
             with self._cond:
-                code, self._child = self._child.returncode, None
-                if code != 0:  # not kept (stopped, failed): counted again by the next run, which a landing starts
+                if code is not None:  # not kept (stopped, failed): counted again by the next run, which a landing starts
                     self._all, self._names = self._all or every, self._names | names
+                    self._child = None
                 self._cond.notify_all()
             if self._stopping:
                 return  # stopped mid-run: what it did not keep, the next run or reader counts
-            self._tell(out, code)
+            self._tell(out, code or 0)
+
+    def _child_up(self) -> Optional[subprocess.Popen]:
+        """The child, started when there is none (or it ended): one for the receiver's life, each run a line on its
+        stdin (under the lock). None, said, when no process is to be had."""
+        if self._child is not None and self._child.poll() is None:
+            return self._child
+        cmd = [sys.executable, "-m", __name__, str(self.root)] + ([str(self.config)] if self.config else [])
+        try:
+            self._child = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                           stderr=subprocess.STDOUT, start_new_session=True)
+        except OSError as exc:
+            self._said(f"note: {self.root}: the list rows were not kept ({exc}); asz ls counts them")
+            self._child = None
+        return self._child
 
     def _tell(self, out: str, code: int) -> None:
         """Say a run's lines: the child's notes (rows not kept, and why), else its ``kept`` line unless quiet."""
@@ -182,9 +191,29 @@ def _orphaned(parent: int) -> None:
     os._exit(0)
 
 
+def _asked(child: subprocess.Popen, told) -> tuple[str, Optional[int]]:
+    """One run of ``child``: ``told`` (``"*"``, or the sessions landed since) written as a JSON line on its stdin, its
+    lines read up to its ``done`` line: ``(those lines, None)``; ``(what it said, its exit status)`` when it ended
+    first (stopped, failed)."""
+    lines: list[str] = []
+    try:
+        child.stdin.write(json.dumps(told).encode("utf-8", "surrogateescape") + b"\n")
+        child.stdin.flush()
+        for raw in child.stdout:
+            line = raw.decode("utf-8", "replace").rstrip("\n")
+            if line == DONE:
+                return "\n".join(lines), None
+            lines.append(line)
+    except (OSError, ValueError):  # its stdin closed: it ended
+        pass
+    return "\n".join(lines), child.wait()
+
+
 def main(argv: list[str]) -> int:
-    """The child: keep the rows of every conversation of ``argv[0]`` (a root) whose kept ones are not current, with
-    ``argv[1]`` as the configuration when given; print ``kept the list rows of N conversation(s) (T s)``."""
+    """The child, for its receiver's life: keep the rows of ``argv[0]`` (a root), with ``argv[1]`` as the
+    configuration when given, once for each line on stdin (``"*"``: every conversation; else a JSON list of the sessions
+    landed since: their conversations, :func:`_landed_in`), of those whose kept ones are not current; print ``kept the
+    list rows of N conversation(s) (T s)``, then :data:`DONE`. Ends at the end of its stdin (its receiver gone)."""
     try:
         os.nice(NICE)
     except OSError:
@@ -194,18 +223,18 @@ def main(argv: list[str]) -> int:
     from ..config import ConfigError, load_config
 
     root = Path(argv[0])
-    told = [x for x in sys.stdin.read().splitlines() if x]  # the receiver's: "*" (every conversation), else sessions
-    began = time.monotonic()
     try:
         cfg = load_config(Path(argv[1]) if len(argv) > 1 else None)
     except ConfigError as exc:  # asz receive read it at its start: changed since
         print(f"note: {root}: the list rows were not kept (configuration: {exc}); asz ls counts them", flush=True)
         return 1
-    ids = _landed_in(root, None if "*" in told else set(told))
-    if ids:
-        keep_list_rows(root, cfg, ids, 1)
-    print(f"kept the list rows of {len(ids)} conversation(s) for asz ls and asz usage ({time.monotonic() - began:.1f} s)",
-          flush=True)
+    for line in sys.stdin:
+        told, began = json.loads(line), time.monotonic()
+        ids = _landed_in(root, None if told == "*" else set(told))
+        if ids:
+            keep_list_rows(root, cfg, ids, 1)
+        print(f"kept the list rows of {len(ids)} conversation(s) for asz ls and asz usage "
+              f"({time.monotonic() - began:.1f} s)\n{DONE}", flush=True)
     return 0
 
 
