@@ -30,6 +30,17 @@ def compile_packages(repo: Path = REPO) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", *pkgs], check=False, stdout=subprocess.DEVNULL)
 
 
+def said_the_same(first: dict[str, bytes], what: str) -> int:
+    """Print whether the "before" and "after" trees' ``first`` outputs (``what``: ``the first searches``) are the same;
+    1 when they differ, else 0 (the bench's exit status)."""
+    if first["before"] != first["after"]:
+        print(f"{what} printed different things")
+        return 1
+    lines = first["after"].count(b"\n")
+    print(f"{what} printed the same ({lines} lines)")
+    return 0
+
+
 def free_port() -> int:
     """A free TCP port on 127.0.0.1 (bound, read, released)."""
     with socket.socket() as s:

@@ -27,6 +27,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from _common import said_the_same
 from export_split import once  # one run of asz ARGS in a tree: (own CPU, workers' CPU, wall, exit code, stdout)
 
 HERE = Path(__file__).resolve().parents[1]
@@ -64,13 +65,9 @@ def main() -> int:
                     if label == "first search":
                         first.setdefault(name, TIMED.sub(b"", STAMP.sub(b"STAMP", out.replace(str(root).encode(), b"ROOT"))))
                 shutil.rmtree(root.parent)
-        if first["before"] != first["after"]:
-            print("the first searches printed different things")
-            return 1
-        print(f"the first searches printed the same ({first['after'].count(chr(10).encode())} lines)")
+        return said_the_same(first, "the first searches")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    return 0
 
 
 if __name__ == "__main__":
