@@ -44,7 +44,8 @@ __all__ = ["QUIET", "RowKeeper"]
 #: Seconds with no file landed before the rows are kept. A push whose requests come further apart has them kept in
 #: steps while it runs, each step counting what landed since (the rows kept before are read, not counted).
 QUIET = 1.0
-#: Seconds between two looks at whether the process landed files.
+#: Seconds between two looks at whether a landing marked rows to keep (:meth:`RowKeeper._landed`) :data:`QUIET`
+#: seconds ago or more.
 LOOK = 0.25
 #: The child's niceness added (a push landing meanwhile comes first).
 NICE = 10
