@@ -51,12 +51,16 @@ def holds_messages(value: Any) -> bool:
 
 
 def answer_text(out: Any) -> str:
-    """The readable text of a chain's outputs: the value when a string, its string ``output`` (LangChain wraps a value
-    that is no dict so), else the value's JSON text (compact, as the data part lands it); '' for nothing."""
+    """The readable text of a chain's outputs: the value when a string, its string ``output``, the value LangChain
+    wrapped when ``output`` is its only key (it wraps a value that is no dict so: ``{"output": 42}`` reads ``42``, and
+    ``{"output": null}``, a chain that returned None, nothing; review50), else the value's JSON text (compact, as the
+    data part lands it); '' for nothing."""
     if isinstance(out, str):
         return out
     if isinstance(out, dict) and isinstance(out.get("output"), str):
         return out["output"]
+    if isinstance(out, dict) and len(out) == 1 and "output" in out:
+        return answer_text(out["output"])
     if out in (None, {}, [], ""):
         return ""
     try:
