@@ -95,7 +95,7 @@ import orjson
 from asz_core import (Dropped, Part, Record, Source, member_part, member_source,
                       object_members, settle_surrogates, source_sha, unknown_part)
 
-from .answers import CHAIN_ANSWER_WHY, REPLY_WHY, answer_text
+from .answers import CHAIN_ANSWER_WHY, answer_text, answer_why
 from .bodies import convert_body
 from .exactjson import decode_line
 from .reasons import ROOT_ERROR_WHY, WHY, taken_out_why, chain_why, error_why, extra_why, root_inputs_why, waited_dropped
@@ -487,7 +487,7 @@ def _fill(rec: Record, obj: dict, line: bytes) -> None:
         rec.dropped = _dropped(run, tuple(m for m in _BULK if m != "error"), extra=extra_why(run))
         return
     rec.dropped = _dropped(run, _BULK, extra=extra_why(run), error=error_why(err, ROOT_ERROR_WHY),
-                           outputs=REPLY_WHY if d.get("answer") == "reply" else "")
+                           outputs=answer_why(d.get("answer")))
 
 
 #: What an ``unknown`` part holding a run of a ``run_type`` this dialect does not know says (trial 46b F1).
@@ -533,7 +533,7 @@ def _fill_tool(rec: Record, run: dict, d: dict, end: bool) -> None:
         _run_whole(rec, run)
 
 
-def _fill_root_post(rec: Record, run: dict, err, end: bool, answer: str | None = None) -> None:
+def _fill_root_post(rec: Record, run: dict, err, end: bool, answer: str | dict | None = None) -> None:
     """A root run's first arrival: the person's (or caller's) text as external input, a decorated function's
     values as data, the envelope; the graph's state is dropped (it repeats the conversation's messages). ``answer``:
     the materialiser's reading of a chain's outputs (:func:`.answers.chain_answer`), said as their reason."""
@@ -557,7 +557,7 @@ def _fill_root_post(rec: Record, run: dict, err, end: bool, answer: str | None =
                 rec.flags.append(f)
     rec.parts.append(_data(_envelope(run, person_digests(run.get("inputs")), person_digests(run.get("outputs")))))
     answered = end and run.get("outputs") not in (None, {})  # the answer record after it holds them
-    said = (ANSWER_WHY if traced else CHAIN_ANSWER_WHY if answer == "own" else REPLY_WHY if answer == "reply" else "") if answered else ""
+    said = (ANSWER_WHY if traced else CHAIN_ANSWER_WHY if answer == "own" else answer_why(answer)) if answered else ""
     rec.dropped = _dropped(run, ("outputs", "events", "extra", "serialized", "child_runs"), extra=extra_why(run), outputs=said)
     if not traced:
         rec.dropped = _dropped(run, ("inputs",), inputs=root_inputs_why(run.get("inputs"), text)) + rec.dropped

@@ -62,7 +62,7 @@ from asz_core import Discovery, discovery_progress, source_entries
 from .inbox_state import PRUNE_AFTER, apply_journal as _apply_journal, load_state as _load_state, prune, write_atomic as _write_atomic
 
 from .ancestry import in_cycles, never_came, trace_of
-from .answers import chain_answer, reply_keys
+from .answers import chain_answer, input_keys, reply_keys
 from .tool_runs import safe_name, tool_decisions
 from .exactjson import loads as exact_loads
 from .naming import DEFAULT_SCOPE, DEFAULT_THREAD_KEYS, conversation_values, session_name, unsupplied_session
@@ -293,9 +293,9 @@ class _Pass:
         runs[rid] = mem
         if root or not same:
             # a node's inputs may title the conversation (the person's message its state holds), never be a prompt
-            text = human_text(run.get("inputs")) if root else ""
-            if not text and kind == "root":
-                text = args_text(run.get("inputs"))
+            text = (human_text(run.get("inputs")) if root else "") or (args_text(run.get("inputs")) if kind == "root" else "")
+            if kind == "root" and (iv := input_keys(run.get("inputs"), text)):
+                mem["iv"] = iv  # the input values its record landed as text, which its dict answer may repeat (review50)
             self.title_once(session, title_of(text) or mem["n"], a.get("received", ""), named=not title_of(text))
             if root and not node and (text or resume_text(run.get("inputs"))) and kind in ("root", "llm"):
                 self.trace_state(trace)["q"] = True  # the trace's input: once
@@ -370,9 +370,9 @@ class _Pass:
             d["waited"] = a["waited"]  # "post": the run's post never came; "parent": its parent run never came
         if mem.get("tr"):
             d["traced"] = True
-        elif mem["k"] == "root" and (end or again) and not run.get("error") and (ans := chain_answer(
-                run.get("outputs"), lambda k: (mem["t"], k) in self.replied or k in self.trace_state(mem["t"]).get("replies", ()))):
-            d["answer"] = ans  # a chain's outputs: its answer ("own"), or a model reply's text ("reply"; trial 50c F1)
+        elif mem["k"] == "root" and (end or again) and not run.get("error") and (ans := chain_answer(run.get("outputs"), lambda k: (
+                mem["t"], k) in self.replied or k in self.trace_state(mem["t"]).get("replies", ()), mem.get("iv"))):
+            d["answer"] = ans  # a chain's outputs: its answer ("own"), a model reply's text ("reply"; trial 50c F1), where each value is
         if op == "patch":
             d["parent"] = rid
         elif mem.get("p"):

@@ -136,6 +136,21 @@ def run_traced(rcv: Receiver, cwd: Path, app: str, *args: str, project: str, say
     rcv.stop()
 
 
+def staged_arrivals(root: Path) -> list[dict]:
+    """Every arrival the receiver staged in ``root`` and collect moved to ``done`` (what the client posted), in order:
+    ``{"op", "id", "run", ...}``, read from the files, never from what asz landed."""
+    done = root / "_ingest" / "langsmith" / "done"
+    return [json.loads(line) for f in sorted(done.glob("*.jsonl")) for line in f.read_text().splitlines() if line]
+
+
+def traced_and_collected(rcv: Receiver, cwd: Path, app: str, run_asz, *, project: str, says: str) -> list[dict]:
+    """:func:`run_traced` of ``app`` to ``rcv``, then the real ``asz collect --once`` of its root (held to no error):
+    the arrivals it staged (:func:`staged_arrivals`)."""
+    run_traced(rcv, cwd, app, project=project, says=says)
+    assert "errors=0" in run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(rcv.root)).stdout
+    return staged_arrivals(rcv.root)
+
+
 def multipart_runs(body: bytes) -> list[tuple[str, str, dict]]:
     """(op, run id, run with its out-of-band fields) of a recorded multipart body, read independently of the receiver."""
     boundary = body.split(b"\r\n", 1)[0]

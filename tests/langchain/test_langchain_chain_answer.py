@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
 from asz_adapters_langchain.answers import CHAIN_ANSWER_WHY, REPLY_WHY
 from asz_adapters_langchain.dialect import ANSWER_WHY
-from langchain_helpers import landed_records, run_traced
+from langchain_helpers import landed_records, traced_and_collected
 
 #: What chain_answers_app.py's four chains return, worked out from their steps.
 EXPECTED = {"plain": "PLAINANSWER " + "wombat chain input".upper()[::-1], "dict": {"answer": "DICTANSWER echidna", "score": 3},
@@ -34,18 +33,10 @@ REPLIES = {"plain": [], "dict": [], "lcel": ["LCELANSWER platypus"], "shout": ["
            "traced": ["tracedanswer wallaby"]}
 
 
-def _posted(root: Path) -> list[dict]:
-    """Every arrival the receiver staged (what the client posted), in order: ``{"op", "id", "run"}``."""
-    done = root / "_ingest" / "langsmith" / "done"
-    return [json.loads(line) for f in sorted(done.glob("*.jsonl")) for line in f.read_text().splitlines() if line]
-
-
 def test_a_chains_answer_is_drawn_once_in_every_reader_and_a_call_that_ended_is_ended(tmp_path, receiver_factory, run_asz):
     root = tmp_path / "root"
-    run_traced(receiver_factory(root), tmp_path, "chain_answers_app.py", project="answers",
-               says=json.dumps(EXPECTED, sort_keys=True))
-    assert "errors=0" in run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root)).stdout
-    posted = _posted(root)
+    posted = traced_and_collected(receiver_factory(root), tmp_path, "chain_answers_app.py", run_asz, project="answers",
+                                  says=json.dumps(EXPECTED, sort_keys=True))
     thread_of = {a["id"]: (a["run"].get("extra") or {}).get("metadata", {}).get("thread_id") for a in posted if a["op"] == "post"}
     firsts = {thread_of[a["id"]]: a["id"] for a in posted if a["op"] == "post" and not a["run"].get("parent_run_id")}
     ends = {a["id"]: a["run"] for a in posted if a["run"].get("end_time")}  # a patch, or a post sent with its end

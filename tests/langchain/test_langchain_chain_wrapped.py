@@ -11,9 +11,8 @@ loopback, collected by the real ``asz collect``; what was posted is read from th
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from langchain_helpers import landed_records, run_traced
+from langchain_helpers import landed_records, traced_and_collected
 
 #: What chain_wrapped_app.py's chains return.
 VALUES = {"none": None, "number": 42, "list": ["LISTA", "LISTB"]}
@@ -21,10 +20,8 @@ VALUES = {"none": None, "number": 42, "list": ["LISTA", "LISTB"]}
 
 def test_a_wrapped_value_reads_as_the_value_and_none_is_no_answer(tmp_path, receiver_factory, run_asz):
     root = tmp_path / "root"
-    run_traced(receiver_factory(root), tmp_path, "chain_wrapped_app.py", project="wrapped", says=json.dumps(VALUES, sort_keys=True))
-    assert "errors=0" in run_asz("collect", "--once", "--adapter", "langsmith-ingest", "--root", str(root)).stdout
-    done = root / "_ingest" / "langsmith" / "done"
-    posted = [json.loads(x) for f in sorted(done.glob("*.jsonl")) for x in f.read_text().splitlines() if x]
+    posted = traced_and_collected(receiver_factory(root), tmp_path, "chain_wrapped_app.py", run_asz, project="wrapped",
+                                  says=json.dumps(VALUES, sort_keys=True))
     ends = {a["run"]["name"]: a["run"]["outputs"] for a in posted if a["run"].get("end_time")}
     assert ends == {f"{t}_chain": {"output": v} for t, v in VALUES.items()}  # what the client posted: wrapped
     landed = landed_records(root)
