@@ -204,12 +204,11 @@ def whole_days(text: str, zone: _dt.tzinfo | None = None, *, now_ms: int | None 
     as ccusage takes dates; every other value as it is (an instant stays exact, and one that does not read is said by
     :func:`parse_time`)."""
     s = (text or "").strip()
-    m = _RELATIVE.fullmatch(s)
-    if not m:
+    if not _RELATIVE.fullmatch(s):
         return text
-    now = int(time.time() * 1000) if now_ms is None else now_ms
-    back = now - int(m.group(1)) * _UNIT_S[m.group(2)] * 1000
-    if back < EARLIEST_MS:
+    try:
+        back = parse_time(s, now_ms=now_ms, zone=zone)  # the instant it reads as, by the one parser
+    except TimeError:
         return text  # parse_time says it reaches too far back
     try:
         at = _dt.datetime.fromtimestamp(back / 1000, tz=zone) if zone is not None else _dt.datetime.fromtimestamp(back / 1000)
