@@ -384,7 +384,7 @@ class ClaudeCodeObserver(Adapter):
         try:
             obj = json_loads(line)
         except (ValueError, UnicodeDecodeError, RecursionError):
-            from .jsonspans import not_utf8_reason
+            from asz_core import not_utf8_reason
 
             rec.parts = [unknown_part(line, not_utf8_reason(line, source.src, ord, off) or "the line is not valid JSON")]
             return rec

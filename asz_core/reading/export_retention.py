@@ -256,8 +256,9 @@ def html_lines(data: bytes) -> tuple[bytes, list[int]]:
 #: the label in brackets is read from the step's text, which retention takes (the pruned root's heading has none);
 #: a talk's prompt, "Asked (the prompt this talk was given)", is a "Context" step once its text went.
 _LABELLED = re.compile(rb"(\*\*|<b>)([A-Z][A-Za-z ]*?) \(.*\)(\*\*|</b>)( \xc2\xb7 .*)")
-#: A step's first line in md (``**Assistant** · TS · `ID` ``) and html (``<div class="step KIND" id="ID">``).
-_STEP_MD = re.compile(rb"\*\*[^\n]*\*\* \xc2\xb7 [^\n]* \xc2\xb7 `([^`]+)`")
+#: A step's first line in md (``**Assistant** · TS · `ID` ``; one with no time, render 55 on, ``**Assistant** · `ID` ``)
+#: and html (``<div class="step KIND" id="ID">``).
+_STEP_MD = re.compile(rb"\*\*[^\n]*\*\* \xc2\xb7 (?:[^\n]* \xc2\xb7 )?`([^`]+)`")
 _STEP_HTML = re.compile(rb'<div class="step [a-z_ ]+" id="([^"]+)">')
 #: A text retention took that the copy's reader drew nothing for (blank text, ``"\n\n"``) is at most this long:
 #: the pruned root draws its step (heading and marker), the copy none (:func:`_blank_steps`).

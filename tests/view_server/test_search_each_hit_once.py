@@ -52,18 +52,24 @@ def _rows_twice(index: Path) -> int:
 
 def test_searches_during_a_real_first_pass_count_each_hit_once(projects, tmp_path):
     """A real ``asz server`` collecting the corpus, asked ``/api/search?q=phx`` by two clients without pause from its
-    start until its first pass ended and after: during the pass a 503, after it the count from the JSONL, each hit
-    once, and the index holds no row twice (before, 1 run in 4 here answered 28 for ever)."""
+    start until its first pass ended and after: during the pass a 503 while no index exists, else the hits of the
+    index as it stands, marked ``X-Asz-First-Pass: 1`` (trial 50b F5, fix50g: a kept index answers during the pass),
+    never a hit twice nor one the finished index lacks; after it the count from the JSONL, each hit once, and the
+    index holds no row twice (before, 1 run in 4 here answered 28 for ever)."""
     want = phx_texts(projects)
     assert want == 14  # what the trial counted by hand; a corpus change would show here first
     root = tmp_path / "root"
     s = Served(["server", "--root", str(root), "--source", str(projects), "--interval", "10m"], tmp_path, timeout=60)
-    answers: list[tuple[int, int]] = []  # (status, hits) of every request while the first pass ran
+    answers: list[tuple[int, int]] = []  # (status, hits) of every request answered as whole while the first pass ran
+    early: list[list[tuple]] = []  # the hits of each answer marked as given during the first pass
     done = threading.Event()
 
     def ask() -> None:
         while not done.is_set():
             r = s.get("/api/search?q=phx&limit=500")
+            if r.status == 200 and r.headers.get("x-asz-first-pass") == "1":
+                early.append([(h["conversation"], h["file"], h["row"], h["step"]) for h in r.json()])
+                continue
             answers.append((r.status, len(r.json()) if r.status == 200 else -1))
 
     try:
@@ -88,6 +94,9 @@ def test_searches_during_a_real_first_pass_count_each_hit_once(projects, tmp_pat
             hits = s.get("/api/search?q=phx&limit=500").json()
             assert len(hits) == want
             assert len({(h["conversation"], h["file"], h["row"], h["step"], h["snippet"]) for h in hits}) == want
+        final = {(h["conversation"], h["file"], h["row"], h["step"]) for h in hits}
+        for got in early:  # a first-pass answer: a part of the final hits, none twice
+            assert len(set(got)) == len(got) and set(got) <= final, (got, final)
     finally:
         done.set()
         s.stop()
