@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import attrs
 
-from asz_core import (NOT_UTF8_KEPT, Part, escape_not_utf8, not_utf8_reason, past_bom, Record, Source, keys_twice,
+from asz_core import (Part, described_escaped, not_utf8_reason, past_bom, Record, Source, keys_twice,
                       settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part, nesting_depth)
 
 from .blocks import mcp_split, str_of, withheld_flags_of_undecodable, shown
@@ -147,9 +147,8 @@ def _fill(rec: Record, source: Source, raw: bytes) -> bool:
         reason = REASON_NOT_OBJECT
     if reason == REASON_NOT_JSON:  # orjson refuses bytes that are not UTF-8 as not JSON: say which, and where
         reason = not_utf8_reason(raw, source.src, rec.ord, rec.off) or reason
-        sub = escape_not_utf8(raw) if reason != REASON_NOT_JSON else None
-        if sub is not None and _described_escaped(rec, source, sub):  # each bad byte as \udcXX; own bytes kept whole
-            rec.parts.append(unknown_part(raw, f"{reason}; {NOT_UTF8_KEPT}"))
+        if reason != REASON_NOT_JSON and (got := described_escaped(raw, reason, lambda sub: _trial(rec, source, sub))) is not None:
+            _adopt(rec, got)  # each bad byte as \udcXX; own bytes kept whole
             return False
     if reason:
         unknown_record(rec, raw, reason)
@@ -194,17 +193,12 @@ def _fill_past_bom(rec: Record, source: Source, raw: bytes) -> bool | None:
     return decoded
 
 
-def _described_escaped(rec: Record, source: Source, sub: bytes) -> bool:
-    """Fill ``rec`` from ``sub`` (its line with each byte that is not UTF-8 as ``\\udcXX``: :func:`escape_not_utf8`)
-    when that describes it with no unknown part; False, ``rec`` untouched, when it does not. An unknown part holds
-    source bytes verbatim (seed 000, Parts), and one cut from ``sub`` would hold the escapes instead: such a line
-    lands whole as one unknown part, as before the escapes were tried."""
+def _trial(rec: Record, source: Source, sub: bytes) -> Record:
+    """A record of ``rec``'s place filled from ``sub`` (its line with each byte that is not UTF-8 as ``\\udcXX``), for
+    :func:`asz_core.described_escaped`, which keeps it only when it holds no unknown part; ``rec`` untouched."""
     trial = Record(ord=rec.ord, off=rec.off, sha=rec.sha, bytes=rec.bytes)
     _fill(trial, source, sub)
-    if any(p.k == "unknown" for p in trial.parts):
-        return False
-    _adopt(rec, trial)
-    return True
+    return trial
 
 
 def _adopt(rec: Record, trial: Record) -> None:

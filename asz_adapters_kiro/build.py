@@ -14,7 +14,7 @@ import ntpath
 import posixpath
 from typing import Callable
 
-from asz_core import (FLAGS, NOT_UTF8_KEPT, Dropped, Part, RawJSON, Record, compact, escape_not_utf8, keys_twice, member_part, member_source,
+from asz_core import (FLAGS, Dropped, Part, RawJSON, Record, compact, described_escaped, keys_twice, member_part, member_source,
                       not_utf8_reason, settle_surrogates, source_sha, time_as_written, twice_dropped, unknown_part)
 
 from .spans import REASON_NOT_JSON, REASON_NOT_OBJECT, Node, parse, root_node
@@ -276,14 +276,11 @@ def _not_utf8(rec: Record, raw: bytes, why: str, body: Callable[[Record, Node], 
     """:func:`guard`'s record of a line that is not valid UTF-8 (``why`` says where): described from the escapes when
     that describes it with no unknown part of its own (one cut from the escaped line would hold the escapes, not the
     source bytes), else the whole line one unknown part; ``ord``, ``off``, ``bytes`` and ``sha`` stay the line's."""
-    sub = escape_not_utf8(raw)
-    if sub is not None:
-        got = guard(sub, rec.ord, rec.off, body, src)
-        if not any(p.k == "unknown" for p in got.parts):
-            got.sha, got.bytes = rec.sha, rec.bytes
-            got.parts.append(unknown_part(raw, f"{why}; {NOT_UTF8_KEPT}"))
-            return got
-    return unknown_record(rec, raw, why)
+    got = described_escaped(raw, why, lambda sub: guard(sub, rec.ord, rec.off, body, src))
+    if got is None:
+        return unknown_record(rec, raw, why)
+    got.sha, got.bytes = rec.sha, rec.bytes
+    return got
 
 
 def original_size(part: Part) -> int:

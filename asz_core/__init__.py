@@ -81,7 +81,7 @@ _LAZY = {
     # a UTF-8 byte order mark before a line's JSON, read past and listed under dropped (trial 49c F5)
     **dict.fromkeys(("BOM", "BOM_WHAT", "BOM_WHY", "BOM_WHY_LINE", "past_bom"), "asz_core.sessiondata.bom"),
     # a line that is not valid UTF-8: where, and described from its bad bytes as escapes (trial 50c F8)
-    **dict.fromkeys(("NOT_UTF8_KEPT", "not_utf8_reason", "escape_not_utf8"), "asz_core.sessiondata.not_utf8"),
+    **dict.fromkeys(("NOT_UTF8_KEPT", "not_utf8_reason", "escape_not_utf8", "described_escaped"), "asz_core.sessiondata.not_utf8"),
     # issue 10: provider bodies (seed 000, Provider bodies)
     **dict.fromkeys(("BodyError", "BodyMeta", "MissingReference", "TooLarge"), "asz_core.sessiondata.providerbody"),
     "ProviderSession": ("asz_core.sessiondata.providerbody", "Session"),
@@ -179,6 +179,7 @@ __all__ = [
     "NOT_UTF8_KEPT",
     "not_utf8_reason",
     "escape_not_utf8",
+    "described_escaped",
     "BodyError",
     "BodyMeta",
     "MissingReference",

@@ -7,11 +7,14 @@ prompt reached no reader)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from .surrogates import loads_source
 
-__all__ = ["NOT_UTF8_KEPT", "not_utf8_reason", "escape_not_utf8"]
+if TYPE_CHECKING:
+    from .model import Record
+
+__all__ = ["NOT_UTF8_KEPT", "not_utf8_reason", "escape_not_utf8", "described_escaped"]
 
 #: What the unknown part of a line that is not valid UTF-8, yet JSON once its bad bytes are escapes, adds to its reason.
 NOT_UTF8_KEPT = ("the record is described with U+FFFD in its text for each such byte (\\udcXX in its data), and "
@@ -77,3 +80,22 @@ def _field_of_bad_byte(raw: bytes) -> str | None:
         elif isinstance(v, list):
             stack.extend((f"{path}[{i}]", c) for i, c in reversed(list(enumerate(v))))
     return ""
+
+
+def described_escaped(raw: bytes, why: str, describe: Callable[[bytes], "Record"]) -> "Record | None":
+    """The record of line ``raw``, which is not valid UTF-8 (``why`` says where: :func:`not_utf8_reason`), as
+    ``describe`` gives it from the line with each bad byte written ``\\udcXX`` (:func:`escape_not_utf8`), with the line's
+    own bytes appended whole as an ``unknown`` part whose reason is ``why; NOT_UTF8_KEPT``. None when the escapes do
+    not make the line JSON, or the description holds an unknown part of its own (one cut from the escaped line would
+    hold the escapes, not the source bytes): the caller then lands the line whole as one unknown part. The caller keeps
+    the record's ``ord``, ``off``, ``bytes`` and ``sha`` the line's (the Claude Code and Kiro adapters' one rule)."""
+    from .model import unknown_part
+
+    sub = escape_not_utf8(raw)
+    if sub is None:
+        return None
+    got = describe(sub)
+    if any(p.k == "unknown" for p in got.parts):
+        return None
+    got.parts.append(unknown_part(raw, f"{why}; {NOT_UTF8_KEPT}"))
+    return got
