@@ -35,7 +35,7 @@ from .prices import PriceTable, kinds_line
 from .summary import DocumentView
 from .view_base import untimed_lines
 from .turn_places import outside_line
-from .usage import call_key, call_ms, keyed_calls, provider_calls
+from .usage import call_key, call_ms, key_of, keyed_calls, provider_calls
 from .usage_relayed import RELAYED_FROM, UNCOUNTED_BEFORE, relayed_kept, relayed_within
 from .usage_continues import repeated_both, repeated_models
 from .tool_tallies import mcp_server, refusal, tool_tallies
@@ -203,7 +203,7 @@ def checked_call_ids_within(root: str | os.PathLike, conversation: str, within: 
         out: list[tuple[str, Any]] = []
         before: dict[str, dict | None] = {}
         for nid, cu in sorted(v.call_usage.items()):  # provider_calls' rule: a synthetic call is none
-            mine = ([(f"{nid}#{r.request}", r) for r in cu.requests if not r.synthetic] if cu.requests
+            mine = ([(key_of(nid, r.request), r) for r in cu.requests if not r.synthetic] if cu.requests
                     else [] if cu.synthetic else [(nid, cu)])
             out.extend(mine)
             if within is not None and mine:

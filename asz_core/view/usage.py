@@ -45,7 +45,7 @@ from .unended import GAP_PREFIX, UNENDED_PREFIX, unended_lines  # noqa: F401  (t
 from .usage_outside import OUTSIDE_PREFIX, outside_call_lines  # noqa: F401  (as above)
 from .usage_undescribed import NAMED_CLAUSE, UNDESCRIBED_PREFIX, undescribed_call_lines  # noqa: F401  (as above)
 
-__all__ = ["credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "REPLAY_KIND", "folded_copies", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
+__all__ = ["key_of", "credits_follow_calls", "TOKEN_KINDS", "SPLIT_KIND", "LONG_KIND", "RATE_KIND", "RATE_UNCHECKED_KIND", "HOUR_UNKNOWN_KIND", "HOUR_OVER_KIND", "REPLAY_KIND", "folded_copies", "mark_unchecked", "rate_not_priced", "rates_unchecked", "mark_rates_unchecked", "LONG_CONTEXT_ABOVE", "LANES", "prompt_tokens", "is_long", "add_call", "CallUsage", "zero_usage", "add_usage", "read_call", "dropped_counts", "provider_calls", "keyed_calls", "call_key", "call_ms",
            "call_count", "usage_totals", "incomplete_lines", "negative_counts", "OUTSIDE_PREFIX", "outside_call_lines",
            "UNDESCRIBED_PREFIX", "undescribed_call_lines", "NAMED_CLAUSE", "UNNAMED_PREFIX", "unnamed_call_lines"]
 
@@ -485,7 +485,15 @@ def call_key(c: CallUsage) -> str:
     Code's ``requestId``; '' when the records name none), ``call/<id>#<request>``; '' for a call whose node is not
     known. Two conversations holding a call of the same key hold one provider call (a fork, an import, a copy of a
     session under a fresh session id): a root's totals count it once (:func:`asz_core.view.usage_report.once`)."""
-    return f"{c.call}#{c.request}" if c.call else ""
+    return key_of(c.call, c.request)
+
+
+def key_of(node_id: str, request: str | None) -> str:
+    """A provider call's root-wide key from its ``llm.call`` node id and its provider request id,
+    ``call/<id>#<request>`` (``request`` '' or None when the records name none); '' without a node id. The one
+    spelling every reader keys calls by (:func:`call_key`, the usage buckets, a resumed copy's repeated calls, a
+    relayed call's kept entry, the document's provider calls), so two of them never disagree."""
+    return f"{node_id}#{request or ''}" if node_id else ""
 
 
 def call_count(calls: Iterable[CallUsage]) -> int:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from typing import NamedTuple
 
 from .match import matches
-from .usage import HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, REPLAY_KIND, SPLIT_KIND, credits_follow_calls
+from .usage import key_of, HOUR_OVER_KIND, HOUR_UNKNOWN_KIND, LONG_KIND, RATE_KIND, RATE_UNCHECKED_KIND, REPLAY_KIND, SPLIT_KIND, credits_follow_calls
 
 __all__ = ["counted_there", "usage_hours", "call_entries", "once_parts", "narrow_buckets", "sum_parts", "hours_answer", "cost_not_known_yet", "QUARTER_MS",
            "HOUR_MS", "NO_TIME_AT"]
@@ -102,7 +102,7 @@ def call_entries(doc: dict, requests: dict[str, str] | None = None, credits: lis
         nid = str(n.get("id") or "")
         for r in n.get("requests") or (n,):  # a node holding two provider calls (issue 17) counts two
             request = r.get("request") if r is not n else requests.get(nid, "")
-            key = f"{nid}#{request or ''}" if nid else ""
+            key = key_of(nid, request)
             ms = times[key] if times is not None and key in times else drawn  # its usage's record (trial 40b F1)
             at = ms // QUARTER_MS * QUARTER_MS if ms is not None else NO_TIME_AT
             t = [0] * _WIDTH

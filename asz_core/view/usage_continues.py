@@ -37,10 +37,11 @@ def repeated_both(records: dict[int, list[dict]], evidence: dict[tuple[int, int]
     """``(`` :func:`repeated_calls` ``,`` :func:`repeated_in` ``)`` from one look at the repeated records (a
     summary's ``places`` holds both)."""
     from ..flow.model import kind_id
+    from .usage import key_of
 
     keys = _repeated_keys(records, evidence, here)
     return (len(set().union(*keys.values())),
-            {other: sorted(f"{kind_id('call', c)}#{r}" for c, r in ks) for other, ks in sorted(keys.items())})
+            {other: sorted(key_of(kind_id('call', c), r) for c, r in ks) for other, ks in sorted(keys.items())})
 
 
 def _repeated_keys(records: dict[int, list[dict]], evidence, here: Iterable[str]) -> dict[str, set]:

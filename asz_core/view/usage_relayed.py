@@ -16,7 +16,7 @@ from contextvars import ContextVar
 from typing import Mapping
 
 from ..flow.model import Node, Ref, kind_id
-from .usage import TOKEN_KINDS, CallUsage
+from .usage import TOKEN_KINDS, CallUsage, key_of
 
 
 class RelayedTool(Node, gc=False):
@@ -262,7 +262,7 @@ def relayed_kept(only: Mapping[str, dict]) -> dict[str, dict]:
     """What a summary's entry keeps of :func:`relayed_only`'s calls (``places["relayed"]``): each call's root-wide key
     (:func:`~asz_core.view.usage.call_key`: ``call/<id>#<request>``) -> ``{"agent", "tools"}`` (the sub-agent's id,
     the tool calls its copies hold: id -> name), so a report says :func:`relayed_said` of the calls its filters keep."""
-    return {f"{nid}#{c.get('request') or ''}": {"agent": c.get("agent") or "", "tools": dict(c.get("tools") or {})}
+    return {key_of(nid, c.get("request")): {"agent": c.get("agent") or "", "tools": dict(c.get("tools") or {})}
             for nid, c in only.items()}
 
 
