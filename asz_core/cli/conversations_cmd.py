@@ -20,7 +20,7 @@ from ..reading.termtext import visible
 from ..view.counted_in import counted_where_continued  # a copy with no call of its own reads 0 (trial 46a F5)
 from ..view.rate_words import GROUPED_MARK
 from ..view.zone import zone_name
-from .list_links import IDS_NAMED, continues_lines, cut_lines, shares_lines
+from .list_links import IDS_NAMED, continued_rows_lines, cut_lines, shares_lines
 from .ls_credits import credits_line
 from .reading_common import (CONFIG_HELP, ROOT_HELP, check_limit, dialect_option, filter_option, fit_tails, incomplete, make_filters, model_option, no_match,
                              project_option, say_left_out, settings, terminal_columns, tz_option, use_tz)
@@ -317,7 +317,7 @@ def _table(cmd: str, rows: list[dict], shown: Callable[[str], str], said: list[s
     say_left_out(cmd, left_out(widths, cols))  # a narrow terminal: said once, on stderr, so the table stays one line a row
     typer.echo(header_line(widths, cols))
     projects = fit_tails({table_cells(r, cols)[PROJECT_AT] for r in rows}, widths[PROJECT_AT]) if widths[PROJECT_AT] else {}
-    for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continues_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
+    for line in [table_line(row, widths, cols, projects) for row in rows] + cut_lines(rows) + continued_rows_lines(rows, shown) + going_on_lines(rows, shown) + shares_lines(rows, shown):
         typer.echo(line)
     _changes_footnote(rows)
     for line in grouped_note(rows) + renamed_note(rows) + said + problems_note(rows) + failed_note(rows) + mixed_note(rows) + stopped_note(rows, past) + gone_note(rows):  # ! rows what; stopped ones why

@@ -1,12 +1,12 @@
 """The lines under ``asz ls``'s table that name how its rows link to other conversations or lost text: a row cut to
-land (:func:`cut_lines`), one continuing another (:func:`continues_lines`), rows sharing record ids
+land (:func:`cut_lines`), one continuing another (:func:`continued_rows_lines`), rows sharing record ids
 (:func:`shares_lines`). Each says where the figures it leaves out of the row are counted."""
 
 from __future__ import annotations
 
 from ..reading.listing import cut_text, shown_id
 
-__all__ = ["IDS_NAMED", "SHARES_NAMED", "cut_lines", "continues_lines", "shares_lines", "shares_grouped"]
+__all__ = ["IDS_NAMED", "SHARES_NAMED", "cut_lines", "continued_rows_lines", "shares_lines", "shares_grouped"]
 
 #: How many conversations a note under the table that names the rows of a kind names before ``and N more``.
 IDS_NAMED = 10
@@ -18,7 +18,7 @@ def cut_lines(rows: list[dict]) -> list[str]:
     return [f"{shown_id(row)} {said}" for row in rows if (said := cut_text(row.get("cut")))]
 
 
-def continues_lines(rows: list[dict], shown) -> list[str]:
+def continued_rows_lines(rows: list[dict], shown) -> list[str]:
     """One line per conversation of ``rows`` that continues another (a resumed or copied session repeating its
     message ids): ``ID continues ID: the records it repeats, their calls and tokens with them, are counted there``
     (``shown``: a full id's shown prefix), so a copy listed with 0 talks and 0 calls says where they went (trial 22b).
@@ -39,7 +39,7 @@ def continues_lines(rows: list[dict], shown) -> list[str]:
 
 
 def _continues_one(row: dict, shown) -> str:
-    """:func:`continues_lines`' line of one row."""
+    """:func:`continued_rows_lines`' line of one row."""
     return (f"{shown_id(row)} continues {shown(row['continues'])}: the records it repeats, their calls and tokens with "
             "them, are counted there")
 
